@@ -1,0 +1,446 @@
+#include "runtime/core/tensor.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace graphrt {
+
+size_t ElementObjectSize(DataType dtype) {
+  switch (BaseType(dtype)) {
+    case ::tensorflow::DT_STRING: return sizeof(std::string);
+    case ::tensorflow::DT_RESOURCE: return sizeof(ResourceHandle);
+    case ::tensorflow::DT_VARIANT: return sizeof(Variant);
+    default: return static_cast<size_t>(DataTypeSize(dtype));
+  }
+}
+
+namespace {
+
+template <typename T>
+void ConstructAll(void* data, int64_t n) {
+  T* p = static_cast<T*>(data);
+  for (int64_t i = 0; i < n; ++i) new (p + i) T();
+}
+
+template <typename T>
+void DestroyAll(void* data, int64_t n) {
+  T* p = static_cast<T*>(data);
+  for (int64_t i = 0; i < n; ++i) p[i].~T();
+}
+
+}  // namespace
+
+std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DataType dtype, int64_t num_elements) {
+  size_t elem = ElementObjectSize(dtype);
+  if (elem == 0 || num_elements < 0) return nullptr;
+  if (num_elements > 0 && static_cast<uint64_t>(num_elements) > (SIZE_MAX / 2) / elem) {
+    return nullptr;
+  }
+  size_t bytes = static_cast<size_t>(num_elements) * elem;
+  size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+  if (rounded == 0) rounded = kTensorAlignment;
+  void* data = std::aligned_alloc(kTensorAlignment, rounded);
+  if (data == nullptr) return nullptr;
+  std::shared_ptr<TensorBuffer> buffer(new TensorBuffer());
+  buffer->data_ = data;
+  buffer->bytes_ = bytes;
+  buffer->dtype_ = BaseType(dtype);
+  buffer->num_elements_ = num_elements;
+  switch (buffer->dtype_) {
+    case ::tensorflow::DT_STRING: ConstructAll<std::string>(data, num_elements); break;
+    case ::tensorflow::DT_RESOURCE: ConstructAll<ResourceHandle>(data, num_elements); break;
+    case ::tensorflow::DT_VARIANT: ConstructAll<Variant>(data, num_elements); break;
+    default: break;
+  }
+  return buffer;
+}
+
+TensorBuffer::~TensorBuffer() {
+  switch (dtype_) {
+    case ::tensorflow::DT_STRING: DestroyAll<std::string>(data_, num_elements_); break;
+    case ::tensorflow::DT_RESOURCE: DestroyAll<ResourceHandle>(data_, num_elements_); break;
+    case ::tensorflow::DT_VARIANT: DestroyAll<Variant>(data_, num_elements_); break;
+    default: break;
+  }
+  std::free(data_);
+}
+
+Tensor::Tensor(DataType dtype, const TensorShape& shape) {
+  StatusOr<Tensor> t = Allocate(dtype, shape);
+  if (!t.ok()) throw std::bad_alloc();
+  *this = std::move(t).value();
+}
+
+StatusOr<Tensor> Tensor::Allocate(DataType dtype, const TensorShape& shape) {
+  dtype = BaseType(dtype);
+  if (ElementObjectSize(dtype) == 0) {
+    return InvalidArgument("cannot allocate a tensor of dtype ", DataTypeString(dtype));
+  }
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  t.num_elements_ = shape.num_elements();
+  t.buffer_ = TensorBuffer::Allocate(dtype, t.num_elements_);
+  if (t.buffer_ == nullptr) {
+    return ResourceExhausted("cannot allocate a ", DataTypeString(dtype), " tensor of shape ",
+                             shape.DebugString());
+  }
+  return t;
+}
+
+size_t Tensor::TotalBytes() const {
+  return static_cast<size_t>(num_elements_) * ElementObjectSize(dtype_);
+}
+
+Tensor Tensor::Reshaped(const TensorShape& shape) const {
+  Tensor t = *this;
+  t.shape_ = shape;
+  return t;
+}
+
+Tensor Tensor::Slice(int64_t begin, int64_t end) const {
+  Tensor t = *this;
+  int64_t row = dims() > 0 && shape_.dim_size(0) > 0 ? num_elements_ / shape_.dim_size(0) : 0;
+  t.shape_.set_dim(0, end - begin);
+  t.num_elements_ = row * (end - begin);
+  t.offset_ = offset_ + static_cast<size_t>(begin * row) * ElementObjectSize(dtype_);
+  return t;
+}
+
+Tensor Tensor::DeepCopy() const {
+  if (!IsInitialized()) return Tensor();
+  Tensor t(dtype_, shape_);
+  switch (dtype_) {
+    case ::tensorflow::DT_STRING:
+      for (int64_t i = 0; i < num_elements_; ++i) t.data<std::string>()[i] = data<std::string>()[i];
+      break;
+    case ::tensorflow::DT_RESOURCE:
+      for (int64_t i = 0; i < num_elements_; ++i) {
+        t.data<ResourceHandle>()[i] = data<ResourceHandle>()[i];
+      }
+      break;
+    case ::tensorflow::DT_VARIANT:
+      for (int64_t i = 0; i < num_elements_; ++i) t.data<Variant>()[i] = data<Variant>()[i];
+      break;
+    default:
+      if (TotalBytes() > 0) std::memcpy(t.raw_data(), raw_data(), TotalBytes());
+  }
+  return t;
+}
+
+// ---- TensorProto decoding ----
+
+namespace {
+
+// Reads TensorFlow's string-list encoding of tensor_content: all varint32 lengths, then all
+// bytes.
+Status DecodeStringList(const std::string& src, int64_t n, std::string* out) {
+  size_t pos = 0;
+  std::vector<uint64_t> lengths(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t value = 0;
+    int shift = 0;
+    while (true) {
+      if (pos >= src.size() || shift > 63) {
+        return InvalidArgument("string tensor_content is truncated");
+      }
+      uint8_t byte = static_cast<uint8_t>(src[pos++]);
+      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) break;
+      shift += 7;
+    }
+    lengths[i] = value;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (lengths[i] > src.size() - pos) return InvalidArgument("string tensor_content is truncated");
+    out[i].assign(src, pos, lengths[i]);
+    pos += lengths[i];
+  }
+  return Status::OK();
+}
+
+template <typename T, typename Field>
+Status FillFromField(const Field& field, int64_t n, T* out, const char* field_name) {
+  int64_t count = field.size();
+  if (count > n) {
+    return InvalidArgument("TensorProto has ", count, " values in ", field_name, " for ", n,
+                           " elements");
+  }
+  for (int64_t i = 0; i < count; ++i) out[i] = static_cast<T>(field.Get(static_cast<int>(i)));
+  T fill = count > 0 ? out[count - 1] : T();
+  for (int64_t i = count; i < n; ++i) out[i] = fill;
+  return Status::OK();
+}
+
+template <typename T, typename Field>
+Status FillFromBits(const Field& field, int64_t n, T* out, const char* field_name) {
+  int64_t count = field.size();
+  if (count > n) {
+    return InvalidArgument("TensorProto has ", count, " values in ", field_name, " for ", n,
+                           " elements");
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    out[i] = Eigen::numext::bit_cast<T>(static_cast<uint16_t>(field.Get(static_cast<int>(i))));
+  }
+  T fill = count > 0 ? out[count - 1] : T(0.0f);
+  for (int64_t i = count; i < n; ++i) out[i] = fill;
+  return Status::OK();
+}
+
+}  // namespace
+
+StatusOr<Tensor> Tensor::FromProto(const ::tensorflow::TensorProto& proto) {
+  DataType dtype = proto.dtype();
+  if (dtype == ::tensorflow::DT_INVALID || IsRefType(dtype) || ElementObjectSize(dtype) == 0) {
+    return InvalidArgument("TensorProto has unsupported dtype ", DataTypeString(dtype));
+  }
+  GRT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(proto.tensor_shape()));
+  int64_t n = shape.num_elements();
+  const std::string& content = proto.tensor_content();
+  if (!content.empty() && IsPodType(dtype)) {
+    size_t expected = static_cast<size_t>(n) * DataTypeSize(dtype);
+    if (n > 0 && static_cast<uint64_t>(n) > SIZE_MAX / DataTypeSize(dtype)) expected = 0;
+    if (content.size() != expected) {
+      return InvalidArgument("TensorProto tensor_content has ", content.size(), " bytes; a ",
+                             DataTypeString(dtype), " tensor of shape ", shape.DebugString(),
+                             " needs ", n * DataTypeSize(dtype));
+    }
+  }
+  GRT_ASSIGN_OR_RETURN(Tensor t, Allocate(dtype, shape));
+  if (!content.empty()) {
+    if (IsPodType(dtype)) {
+      std::memcpy(t.raw_data(), content.data(), content.size());
+      return t;
+    }
+    if (dtype == ::tensorflow::DT_STRING) {
+      GRT_RETURN_IF_ERROR(DecodeStringList(content, n, t.data<std::string>()));
+      return t;
+    }
+    return Unimplemented("tensor_content for dtype ", DataTypeString(dtype));
+  }
+  switch (dtype) {
+    case ::tensorflow::DT_FLOAT:
+      GRT_RETURN_IF_ERROR(FillFromField(proto.float_val(), n, t.data<float>(), "float_val"));
+      break;
+    case ::tensorflow::DT_DOUBLE:
+      GRT_RETURN_IF_ERROR(FillFromField(proto.double_val(), n, t.data<double>(), "double_val"));
+      break;
+    case ::tensorflow::DT_INT32:
+      GRT_RETURN_IF_ERROR(FillFromField(proto.int_val(), n, t.data<int32_t>(), "int_val"));
+      break;
+    case ::tensorflow::DT_INT16:
+    case ::tensorflow::DT_QINT16:
+      GRT_RETURN_IF_ERROR(FillFromField(proto.int_val(), n, t.data<int16_t>(), "int_val"));
+      break;
+    case ::tensorflow::DT_UINT16:
+    case ::tensorflow::DT_QUINT16:
+      GRT_RETURN_IF_ERROR(FillFromField(proto.int_val(), n, t.data<uint16_t>(), "int_val"));
+      break;
+    case ::tensorflow::DT_INT8:
+    case ::tensorflow::DT_QINT8:
+      GRT_RETURN_IF_ERROR(FillFromField(proto.int_val(), n, t.data<int8_t>(), "int_val"));
+      break;
+    case ::tensorflow::DT_UINT8:
+    case ::tensorflow::DT_QUINT8:
+      GRT_RETURN_IF_ERROR(FillFromField(proto.int_val(), n, t.data<uint8_t>(), "int_val"));
+      break;
+    case ::tensorflow::DT_QINT32:
+      GRT_RETURN_IF_ERROR(FillFromField(proto.int_val(), n, t.data<int32_t>(), "int_val"));
+      break;
+    case ::tensorflow::DT_INT64:
+      GRT_RETURN_IF_ERROR(FillFromField(proto.int64_val(), n, t.data<int64_t>(), "int64_val"));
+      break;
+    case ::tensorflow::DT_UINT32:
+      GRT_RETURN_IF_ERROR(FillFromField(proto.uint32_val(), n, t.data<uint32_t>(), "uint32_val"));
+      break;
+    case ::tensorflow::DT_UINT64:
+      GRT_RETURN_IF_ERROR(FillFromField(proto.uint64_val(), n, t.data<uint64_t>(), "uint64_val"));
+      break;
+    case ::tensorflow::DT_BOOL:
+      GRT_RETURN_IF_ERROR(FillFromField(proto.bool_val(), n, t.data<bool>(), "bool_val"));
+      break;
+    case ::tensorflow::DT_HALF:
+      GRT_RETURN_IF_ERROR(FillFromBits(proto.half_val(), n, t.data<half>(), "half_val"));
+      break;
+    case ::tensorflow::DT_BFLOAT16:
+      GRT_RETURN_IF_ERROR(FillFromBits(proto.half_val(), n, t.data<bfloat16>(), "half_val"));
+      break;
+    case ::tensorflow::DT_STRING: {
+      int64_t count = proto.string_val_size();
+      if (count > n) return InvalidArgument("TensorProto has ", count, " strings for ", n);
+      std::string* out = t.data<std::string>();
+      for (int64_t i = 0; i < count; ++i) out[i] = proto.string_val(static_cast<int>(i));
+      for (int64_t i = count; i < n && count > 0; ++i) out[i] = out[count - 1];
+      break;
+    }
+    case ::tensorflow::DT_RESOURCE: {
+      int64_t count = proto.resource_handle_val_size();
+      if (count > n) return InvalidArgument("TensorProto has ", count, " handles for ", n);
+      ResourceHandle* out = t.data<ResourceHandle>();
+      for (int64_t i = 0; i < count; ++i) out[i].FromProto(proto.resource_handle_val(i));
+      for (int64_t i = count; i < n && count > 0; ++i) out[i] = out[count - 1];
+      break;
+    }
+    case ::tensorflow::DT_VARIANT:
+      if (proto.variant_val_size() > 0) {
+        return Unimplemented("decoding DT_VARIANT values from a TensorProto");
+      }
+      break;
+    default:
+      return Unimplemented("TensorProto dtype ", DataTypeString(dtype));
+  }
+  return t;
+}
+
+void Tensor::AsProtoTensorContent(::tensorflow::TensorProto* proto) const {
+  proto->Clear();
+  proto->set_dtype(dtype_);
+  shape_.AsProto(proto->mutable_tensor_shape());
+  if (IsPodType(dtype_)) {
+    proto->set_tensor_content(std::string(static_cast<const char*>(raw_data()), TotalBytes()));
+  } else {
+    AsProtoField(proto);
+  }
+}
+
+void Tensor::AsProtoField(::tensorflow::TensorProto* proto) const {
+  proto->Clear();
+  proto->set_dtype(dtype_);
+  shape_.AsProto(proto->mutable_tensor_shape());
+  int64_t n = num_elements_;
+  switch (dtype_) {
+    case ::tensorflow::DT_FLOAT:
+      for (int64_t i = 0; i < n; ++i) proto->add_float_val(data<float>()[i]);
+      break;
+    case ::tensorflow::DT_DOUBLE:
+      for (int64_t i = 0; i < n; ++i) proto->add_double_val(data<double>()[i]);
+      break;
+    case ::tensorflow::DT_INT32:
+    case ::tensorflow::DT_QINT32:
+      for (int64_t i = 0; i < n; ++i) proto->add_int_val(data<int32_t>()[i]);
+      break;
+    case ::tensorflow::DT_INT16:
+    case ::tensorflow::DT_QINT16:
+      for (int64_t i = 0; i < n; ++i) proto->add_int_val(data<int16_t>()[i]);
+      break;
+    case ::tensorflow::DT_UINT16:
+    case ::tensorflow::DT_QUINT16:
+      for (int64_t i = 0; i < n; ++i) proto->add_int_val(data<uint16_t>()[i]);
+      break;
+    case ::tensorflow::DT_INT8:
+    case ::tensorflow::DT_QINT8:
+      for (int64_t i = 0; i < n; ++i) proto->add_int_val(data<int8_t>()[i]);
+      break;
+    case ::tensorflow::DT_UINT8:
+    case ::tensorflow::DT_QUINT8:
+      for (int64_t i = 0; i < n; ++i) proto->add_int_val(data<uint8_t>()[i]);
+      break;
+    case ::tensorflow::DT_INT64:
+      for (int64_t i = 0; i < n; ++i) proto->add_int64_val(data<int64_t>()[i]);
+      break;
+    case ::tensorflow::DT_UINT32:
+      for (int64_t i = 0; i < n; ++i) proto->add_uint32_val(data<uint32_t>()[i]);
+      break;
+    case ::tensorflow::DT_UINT64:
+      for (int64_t i = 0; i < n; ++i) proto->add_uint64_val(data<uint64_t>()[i]);
+      break;
+    case ::tensorflow::DT_BOOL:
+      for (int64_t i = 0; i < n; ++i) proto->add_bool_val(data<bool>()[i]);
+      break;
+    case ::tensorflow::DT_HALF:
+      for (int64_t i = 0; i < n; ++i) {
+        proto->add_half_val(Eigen::numext::bit_cast<uint16_t>(data<half>()[i]));
+      }
+      break;
+    case ::tensorflow::DT_BFLOAT16:
+      for (int64_t i = 0; i < n; ++i) {
+        proto->add_half_val(Eigen::numext::bit_cast<uint16_t>(data<bfloat16>()[i]));
+      }
+      break;
+    case ::tensorflow::DT_STRING:
+      for (int64_t i = 0; i < n; ++i) proto->add_string_val(data<std::string>()[i]);
+      break;
+    case ::tensorflow::DT_RESOURCE:
+      for (int64_t i = 0; i < n; ++i) data<ResourceHandle>()[i].AsProto(proto->add_resource_handle_val());
+      break;
+    default:
+      break;
+  }
+}
+
+// ---- Text ----
+
+std::string FormatShortest(double value, bool is_float32) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::to_chars_result r = is_float32
+                               ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(value))
+                               : std::to_chars(buf, buf + sizeof(buf), value);
+  return std::string(buf, r.ptr);
+}
+
+namespace {
+std::string QuoteJson(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c >= 0x7f) {
+          char esc[8];
+          std::snprintf(esc, sizeof(esc), "\\u%04x", c);
+          out += esc;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+}  // namespace
+
+std::string Tensor::ElementString(int64_t i) const {
+  switch (dtype_) {
+    case ::tensorflow::DT_FLOAT: return FormatShortest(data<float>()[i], true);
+    case ::tensorflow::DT_DOUBLE: return FormatShortest(data<double>()[i], false);
+    case ::tensorflow::DT_HALF:
+      return FormatShortest(static_cast<float>(data<half>()[i]), true);
+    case ::tensorflow::DT_BFLOAT16:
+      return FormatShortest(static_cast<float>(data<bfloat16>()[i]), true);
+    case ::tensorflow::DT_INT8: return std::to_string(data<int8_t>()[i]);
+    case ::tensorflow::DT_INT16: return std::to_string(data<int16_t>()[i]);
+    case ::tensorflow::DT_INT32: return std::to_string(data<int32_t>()[i]);
+    case ::tensorflow::DT_INT64: return std::to_string(data<int64_t>()[i]);
+    case ::tensorflow::DT_UINT8: return std::to_string(data<uint8_t>()[i]);
+    case ::tensorflow::DT_UINT16: return std::to_string(data<uint16_t>()[i]);
+    case ::tensorflow::DT_UINT32: return std::to_string(data<uint32_t>()[i]);
+    case ::tensorflow::DT_UINT64: return std::to_string(data<uint64_t>()[i]);
+    case ::tensorflow::DT_BOOL: return data<bool>()[i] ? "true" : "false";
+    case ::tensorflow::DT_STRING: return QuoteJson(data<std::string>()[i]);
+    case ::tensorflow::DT_RESOURCE: return QuoteJson(data<ResourceHandle>()[i].DebugString());
+    case ::tensorflow::DT_VARIANT: return QuoteJson(data<Variant>()[i].TypeName());
+    default: return "?";
+  }
+}
+
+std::string Tensor::DebugString(int max_entries) const {
+  if (!IsInitialized()) return "<uninitialized tensor>";
+  std::string out = StrCat(DataTypeString(dtype_), shape_.DebugString(), " [");
+  int64_t shown = std::min<int64_t>(num_elements_, max_entries);
+  for (int64_t i = 0; i < shown; ++i) {
+    if (i > 0) out += ", ";
+    out += ElementString(i);
+  }
+  if (shown < num_elements_) out += ", ...";
+  return out + "]";
+}
+
+}  // namespace graphrt

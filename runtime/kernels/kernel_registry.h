@@ -1,0 +1,131 @@
+// The kernel registry, keyed by (op, device type, dtype). It answers the placer's one question,
+// "can a device of type D run node N?", and builds kernels for the executor.
+//
+// Kernel files register through functions listed in kernel_registry.cc, the one table that
+// shows every kernel graphrt has:
+//
+//   r->Register(KernelDefBuilder("Relu").Device(kDeviceCpu).TypeConstraint<float>("T"),
+//               MakeFactory<ReluOp<float>>());
+#ifndef GRAPHRT_RUNTIME_KERNELS_KERNEL_REGISTRY_H_
+#define GRAPHRT_RUNTIME_KERNELS_KERNEL_REGISTRY_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/kernels/op_kernel.h"
+
+namespace graphrt {
+
+using KernelFactory = std::function<std::unique_ptr<OpKernel>(OpKernelConstruction*)>;
+
+template <typename K>
+KernelFactory MakeFactory() {
+  return [](OpKernelConstruction* ctx) -> std::unique_ptr<OpKernel> {
+    return std::make_unique<K>(ctx);
+  };
+}
+
+struct KernelDef {
+  std::string op;
+  std::string device_type;
+  // attr name -> the dtypes this kernel accepts for it.
+  std::vector<std::pair<std::string, std::vector<DataType>>> type_constraints;
+  // Inputs and outputs (by arg name) that stay in host memory on a non-CPU device.
+  std::vector<std::string> host_memory_args;
+  std::string label;  // matched against the node's "_kernel" attr, as TensorFlow does
+};
+
+class KernelDefBuilder {
+ public:
+  explicit KernelDefBuilder(std::string op) { def_.op = std::move(op); }
+  KernelDefBuilder& Device(std::string device_type) {
+    def_.device_type = std::move(device_type);
+    return *this;
+  }
+  template <typename... Ts>
+  KernelDefBuilder& TypeConstraint(std::string attr) {
+    def_.type_constraints.push_back({std::move(attr), {DataTypeToEnum<Ts>::value...}});
+    return *this;
+  }
+  KernelDefBuilder& TypeConstraint(std::string attr, std::vector<DataType> types) {
+    def_.type_constraints.push_back({std::move(attr), std::move(types)});
+    return *this;
+  }
+  KernelDefBuilder& HostMemory(std::string arg) {
+    def_.host_memory_args.push_back(std::move(arg));
+    return *this;
+  }
+  KernelDefBuilder& Label(std::string label) {
+    def_.label = std::move(label);
+    return *this;
+  }
+  const KernelDef& Build() const { return def_; }
+
+ private:
+  KernelDef def_;
+};
+
+// Every dtype a tensor can hold, for kernels that only move values (Identity, Switch, ...).
+const std::vector<DataType>& AllTypes();
+// float, double, half, bfloat16, and the signed and unsigned integers.
+const std::vector<DataType>& RealNumberTypes();
+
+struct KernelRegistration {
+  KernelDef def;
+  KernelFactory factory;
+};
+
+class KernelRegistry {
+ public:
+  // The process-wide registry, filled on first use from the table in kernel_registry.cc.
+  static KernelRegistry* Global();
+
+  void Register(const KernelDefBuilder& builder, KernelFactory factory);
+
+  // The kernel for `node` (attrs already defaulted) on `device_type`. NOT_FOUND names the op,
+  // the node, its attrs and the kernels that do exist.
+  StatusOr<const KernelRegistration*> Find(const std::string& device_type,
+                                           const ::tensorflow::NodeDef& node) const;
+  bool Supports(const std::string& device_type, const ::tensorflow::NodeDef& node) const {
+    return Find(device_type, node).ok();
+  }
+  // Device types with at least one kernel for `op`.
+  std::vector<std::string> DeviceTypesFor(const std::string& op) const;
+  bool HasOp(const std::string& op) const { return kernels_.count(op) > 0; }
+
+  // Builds the kernel; errors from its constructor name the node.
+  StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const std::string& device_type,
+                                                   const ::tensorflow::NodeDef& node,
+                                                   Device* device,
+                                                   FunctionRuntime* functions) const;
+
+ private:
+  std::map<std::string, std::vector<KernelRegistration>> kernels_;
+};
+
+// The registration table (kernel_registry.cc calls each of these once).
+void RegisterConstPlumbingKernels(KernelRegistry* r);
+void RegisterControlFlowKernels(KernelRegistry* r);
+void RegisterMatMulKernels(KernelRegistry* r);
+void RegisterBinaryKernels(KernelRegistry* r);
+void RegisterUnaryKernels(KernelRegistry* r);
+void RegisterActivationKernels(KernelRegistry* r);
+void RegisterSoftmaxKernels(KernelRegistry* r);
+void RegisterConvKernels(KernelRegistry* r);
+void RegisterPoolKernels(KernelRegistry* r);
+void RegisterBatchNormKernels(KernelRegistry* r);
+void RegisterReductionKernels(KernelRegistry* r);
+void RegisterShapeKernels(KernelRegistry* r);
+void RegisterArrayKernels(KernelRegistry* r);
+void RegisterCastKernels(KernelRegistry* r);
+void RegisterSelectCompareKernels(KernelRegistry* r);
+void RegisterResizeKernels(KernelRegistry* r);
+void RegisterRandomKernels(KernelRegistry* r);
+
+}  // namespace graphrt
+
+#endif  // GRAPHRT_RUNTIME_KERNELS_KERNEL_REGISTRY_H_
