@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "node_def.pb.h"
+#include "runtime/core/attr_util.h"
 #include "runtime/core/status.h"
 #include "runtime/core/tensor.h"
 #include "runtime/core/tensor_shape.h"

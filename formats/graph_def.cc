@@ -1,0 +1,81 @@
+#include "formats/graph_def.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include "formats/file_util.h"
+#include "runtime/core/str_util.h"
+
+namespace graphrt {
+
+namespace {
+
+bool LooksLikeText(const std::string& bytes) {
+  size_t n = std::min<size_t>(bytes.size(), 4096);
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char c = static_cast<unsigned char>(bytes[i]);
+    if (c < 0x09 || (c > 0x0d && c < 0x20)) return false;
+  }
+  return true;
+}
+
+// Collects text-format parse errors instead of letting protobuf print them.
+class ErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string& message) override {
+    if (first_.empty()) first_ = StrCat("line ", line + 1, " column ", column + 1, ": ", message);
+  }
+  void AddWarning(int, int, const std::string&) override {}
+  const std::string& first() const { return first_; }
+
+ private:
+  std::string first_;
+};
+
+}  // namespace
+
+Status ReadBinaryOrTextProto(const std::string& path, const std::string& what,
+                             google::protobuf::Message* message) {
+  GRT_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
+  if (bytes.empty()) return DataLoss(path, " is empty: not a ", what);
+  bool text_first = LooksLikeText(bytes);
+  if (!text_first) {
+    google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                  static_cast<int>(bytes.size()));
+    stream.SetRecursionLimit(1000);
+    if (message->ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage()) {
+      return Status::OK();
+    }
+    message->Clear();
+    return DataLoss("could not parse ", path, " as a binary ", what,
+                    " (truncated or not a ", what, ")");
+  }
+  google::protobuf::TextFormat::Parser parser;
+  ErrorCollector errors;
+  parser.RecordErrorsTo(&errors);
+  if (parser.ParseFromString(bytes, message)) return Status::OK();
+  message->Clear();
+  // Some binary protos happen to be printable bytes.
+  if (message->ParseFromString(bytes)) return Status::OK();
+  message->Clear();
+  return DataLoss("could not parse ", path, " as a binary or text ", what, ": ", errors.first());
+}
+
+Status ReadGraphDef(const std::string& path, ::tensorflow::GraphDef* graph_def) {
+  return ReadBinaryOrTextProto(path, "GraphDef", graph_def);
+}
+
+Status WriteGraphDef(const std::string& path, const ::tensorflow::GraphDef& graph_def, bool text) {
+  std::string bytes;
+  if (text || EndsWith(path, ".pbtxt")) {
+    if (!google::protobuf::TextFormat::PrintToString(graph_def, &bytes)) {
+      return Internal("could not print the GraphDef as text");
+    }
+  } else if (!graph_def.SerializeToString(&bytes)) {
+    return Internal("could not serialize the GraphDef");
+  }
+  return WriteStringToFile(path, bytes);
+}
+
+}  // namespace graphrt

@@ -1,0 +1,25 @@
+// Protocol buffers on disk, binary or text. A file is read as binary when it parses as such and
+// as text otherwise, so both `.pb` and `.pbtxt` GraphDefs load from either extension.
+#ifndef GRAPHRT_FORMATS_GRAPH_DEF_H_
+#define GRAPHRT_FORMATS_GRAPH_DEF_H_
+
+#include <string>
+
+#include <google/protobuf/message.h>
+
+#include "graph.pb.h"
+#include "runtime/core/status.h"
+
+namespace graphrt {
+
+// Reads `message` from `path`; `what` names the message in errors ("GraphDef").
+Status ReadBinaryOrTextProto(const std::string& path, const std::string& what,
+                             google::protobuf::Message* message);
+Status ReadGraphDef(const std::string& path, ::tensorflow::GraphDef* graph_def);
+// Binary unless the path ends in ".pbtxt" (or `text` is set).
+Status WriteGraphDef(const std::string& path, const ::tensorflow::GraphDef& graph_def,
+                     bool text = false);
+
+}  // namespace graphrt
+
+#endif  // GRAPHRT_FORMATS_GRAPH_DEF_H_

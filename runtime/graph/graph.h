@@ -1,0 +1,136 @@
+// The graph IR: nodes (a NodeDef each, with attr defaults filled and input/output dtypes
+// resolved from the op registry) and the edges between them. Built from a GraphDef, rewritten
+// per Session plan (feeds, fetches, pruning, placement), and written back as a GraphDef.
+#ifndef GRAPHRT_RUNTIME_GRAPH_GRAPH_H_
+#define GRAPHRT_RUNTIME_GRAPH_GRAPH_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "graph.pb.h"
+#include "node_def.pb.h"
+#include "op_def.pb.h"
+#include "runtime/core/status.h"
+#include "runtime/core/types.h"
+
+namespace graphrt {
+
+class Node;
+
+inline constexpr int kControlSlot = -1;
+
+struct Edge {
+  Node* src;
+  int src_output;  // kControlSlot for a control edge
+  Node* dst;
+  int dst_input;   // kControlSlot for a control edge
+  bool IsControl() const { return src_output == kControlSlot; }
+};
+
+class Node {
+ public:
+  int id() const { return id_; }
+  const std::string& name() const { return def_.name(); }
+  const std::string& op() const { return def_.op(); }
+  const ::tensorflow::NodeDef& def() const { return def_; }
+  ::tensorflow::NodeDef* mutable_def() { return &def_; }
+  // Null for an op graphrt does not know.
+  const ::tensorflow::OpDef* op_def() const { return op_def_; }
+  const std::vector<DataType>& input_types() const { return input_types_; }
+  const std::vector<DataType>& output_types() const { return output_types_; }
+  int num_inputs() const { return static_cast<int>(input_types_.size()); }
+  int num_outputs() const { return static_cast<int>(output_types_.size()); }
+  DataType output_type(int i) const { return output_types_[i]; }
+
+  const std::vector<Edge*>& in_edges() const { return in_edges_; }
+  const std::vector<Edge*>& out_edges() const { return out_edges_; }
+  // The data edge into input slot i, or null.
+  const Edge* input_edge(int i) const;
+
+  const std::string& requested_device() const { return def_.device(); }
+  const std::string& assigned_device() const { return assigned_device_; }
+  void set_assigned_device(std::string device) { assigned_device_ = std::move(device); }
+
+  bool IsSwitch() const { return op() == "Switch" || op() == "RefSwitch"; }
+  bool IsMerge() const { return op() == "Merge" || op() == "RefMerge"; }
+  bool IsEnter() const { return op() == "Enter" || op() == "RefEnter"; }
+  bool IsExit() const { return op() == "Exit" || op() == "RefExit"; }
+  bool IsNextIteration() const { return op() == "NextIteration" || op() == "RefNextIteration"; }
+  bool IsLoopCond() const { return op() == "LoopCond"; }
+  bool IsControlTrigger() const { return op() == "ControlTrigger"; }
+  bool IsArg() const { return op() == "_Arg"; }
+  bool IsRetval() const { return op() == "_Retval"; }
+
+ private:
+  friend class Graph;
+  int id_ = -1;
+  ::tensorflow::NodeDef def_;
+  const ::tensorflow::OpDef* op_def_ = nullptr;
+  std::vector<DataType> input_types_;
+  std::vector<DataType> output_types_;
+  std::vector<Edge*> in_edges_;
+  std::vector<Edge*> out_edges_;
+  std::string assigned_device_;
+};
+
+// A tensor named as in TensorFlow: "node:index" ("node" means index 0).
+struct TensorId {
+  std::string node;
+  int index = 0;
+  std::string ToString() const;
+};
+// Parses "node", "node:1"; "^node" gives index kControlSlot.
+StatusOr<TensorId> ParseTensorName(const std::string& name);
+
+class Graph {
+ public:
+  Graph();
+  ~Graph();
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // Builds the graph. Ops the registry does not know are accepted (their output count is taken
+  // from the largest output index any consumer names; dtypes unknown). Errors name the node.
+  static StatusOr<std::unique_ptr<Graph>> FromGraphDef(const ::tensorflow::GraphDef& def);
+
+  // Adds a node (attr defaults filled, dtypes resolved); no edges.
+  StatusOr<Node*> AddNode(::tensorflow::NodeDef def);
+  // Connects src:src_output to dst:dst_input (kControlSlot for both: a control edge). Keeps the
+  // NodeDef inputs of dst in step.
+  void AddEdge(Node* src, int src_output, Node* dst, int dst_input);
+  void AddControlEdge(Node* src, Node* dst) { AddEdge(src, kControlSlot, dst, kControlSlot); }
+  void RemoveEdge(Edge* edge);
+  void RemoveNode(Node* node);
+
+  Node* FindNode(const std::string& name) const;
+  // Live nodes, in the order they were added.
+  std::vector<Node*> nodes() const;
+  int num_nodes() const { return static_cast<int>(by_name_.size()); }
+  // One past the largest node id ever given (ids are not reused).
+  int num_node_ids() const { return static_cast<int>(nodes_.size()); }
+  Node* node(int id) const { return nodes_[id].get(); }
+
+  const ::tensorflow::FunctionDefLibrary& library() const { return library_; }
+  ::tensorflow::FunctionDefLibrary* mutable_library() { return &library_; }
+  const ::tensorflow::VersionDef& versions() const { return versions_; }
+
+  // The graph as a GraphDef (node inputs rebuilt from the edges).
+  void ToGraphDef(::tensorflow::GraphDef* def) const;
+
+ private:
+  std::vector<std::unique_ptr<Node>> nodes_;  // indexed by id; null once removed
+  std::vector<std::unique_ptr<Edge>> edges_;
+  std::unordered_map<std::string, Node*> by_name_;
+  ::tensorflow::FunctionDefLibrary library_;
+  ::tensorflow::VersionDef versions_;
+};
+
+// Removes every node that none of `roots` depends on (through data or control edges).
+void PruneForRoots(Graph* graph, const std::vector<Node*>& roots);
+
+}  // namespace graphrt
+
+#endif  // GRAPHRT_RUNTIME_GRAPH_GRAPH_H_

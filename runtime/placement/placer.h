@@ -1,0 +1,47 @@
+// The placer: one device per node, decided by asking the kernel registry whether a device can
+// run the node, and recorded with the reason in a PlacementReport.
+#ifndef GRAPHRT_RUNTIME_PLACEMENT_PLACER_H_
+#define GRAPHRT_RUNTIME_PLACEMENT_PLACER_H_
+
+#include <string>
+#include <vector>
+
+#include "runtime/core/status.h"
+#include "runtime/devices/device.h"
+#include "runtime/graph/graph.h"
+
+namespace graphrt {
+
+struct PlacementDecision {
+  std::string node;
+  std::string op;
+  std::string requested;  // the NodeDef's device field
+  std::string assigned;   // a full device name
+  std::string reason;     // "explicit", "default", "soft placement: ..."
+};
+
+class PlacementReport {
+ public:
+  void Add(PlacementDecision decision) { decisions_.push_back(std::move(decision)); }
+  const std::vector<PlacementDecision>& decisions() const { return decisions_; }
+  // Null when the node was not placed.
+  const PlacementDecision* Find(const std::string& node) const;
+  // TensorFlow 1.15's log lines: "name: (Op): /job:localhost/replica:0/task:0/device:CPU:0".
+  std::string LogLines() const;
+
+ private:
+  std::vector<PlacementDecision> decisions_;
+};
+
+struct PlacerOptions {
+  bool allow_soft_placement = false;
+};
+
+// Assigns every node of `graph` a device of `devices` (set_assigned_device) and returns its
+// index per node id in `assignment`.
+Status PlaceGraph(Graph* graph, const std::vector<Device*>& devices, const PlacerOptions& options,
+                  std::vector<int>* assignment, PlacementReport* report);
+
+}  // namespace graphrt
+
+#endif  // GRAPHRT_RUNTIME_PLACEMENT_PLACER_H_

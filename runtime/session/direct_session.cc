@@ -1,0 +1,437 @@
+// The in-process Session: compiles requests into cached plans and runs them with the executor.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#define EIGEN_USE_THREADS
+#include <unsupported/Eigen/CXX11/ThreadPool>
+
+#include "runtime/exec/executor.h"
+#include "runtime/kernels/resource_mgr.h"
+#include "runtime/session/session.h"
+
+namespace graphrt {
+
+namespace {
+
+// A compiled request: the graph rewritten with _Arg/_Retval nodes, pruned, placed, with kernels.
+struct Plan {
+  std::unique_ptr<Executor> executor;
+  std::vector<std::string> feeds;    // canonical names, in _Arg index order
+  std::vector<DataType> feed_types;
+  std::vector<PartialTensorShape> feed_shapes;  // a Placeholder's declared shape, else unknown
+  std::vector<std::string> fetches;  // canonical names, in _Retval index order
+};
+
+std::string Canonical(const TensorId& id) { return StrCat(id.node, ":", id.index); }
+
+class DirectSession : public Session {
+ public:
+  explicit DirectSession(const SessionOptions& options) : options_(options) {
+    const SessionConfig& c = options.config;
+    int num_cpus = 1;
+    auto it = c.device_count.find(kDeviceCpu);
+    if (it != c.device_count.end()) num_cpus = std::max(1, it->second);
+    for (int i = 0; i < num_cpus; ++i) {
+      devices_.push_back(NewCpuDevice(i, c.intra_op_parallelism_threads));
+    }
+    int inter = c.inter_op_parallelism_threads;
+    if (inter == 0) inter = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (inter > 1) inter_op_pool_ = std::make_unique<Eigen::ThreadPool>(inter);
+  }
+
+  ~DirectSession() override { Close().IgnoreError(); }
+
+  Status Create(const GraphDef& graph) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    GRT_RETURN_IF_ERROR(CheckOpen());
+    if (has_graph_) return AlreadyExists("A Graph has already been created for this session.");
+    return InstallGraph(graph);
+  }
+
+  Status Extend(const GraphDef& graph) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    GRT_RETURN_IF_ERROR(CheckOpen());
+    if (!has_graph_) return InstallGraph(graph);
+    GraphDef merged = graph_def_;
+    for (const auto& node : graph.node()) *merged.add_node() = node;
+    for (const auto& fn : graph.library().function()) {
+      *merged.mutable_library()->add_function() = fn;
+    }
+    return InstallGraph(merged);
+  }
+
+  Status Run(const std::vector<std::pair<std::string, Tensor>>& inputs,
+             const std::vector<std::string>& output_tensor_names,
+             const std::vector<std::string>& target_node_names,
+             std::vector<Tensor>* outputs) override {
+    return Run(RunOptions(), inputs, output_tensor_names, target_node_names, outputs, nullptr);
+  }
+
+  Status Run(const RunOptions& run_options,
+             const std::vector<std::pair<std::string, Tensor>>& inputs,
+             const std::vector<std::string>& output_tensor_names,
+             const std::vector<std::string>& target_node_names, std::vector<Tensor>* outputs,
+             RunMetadata* run_metadata) override {
+    // Feeds are sorted by name for the plan key; remember where each caller feed goes.
+    std::vector<std::pair<std::string, int>> feed_order;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      GRT_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(inputs[i].first));
+      if (id.index == kControlSlot) return InvalidArgument("cannot feed '", inputs[i].first, "'");
+      feed_order.emplace_back(Canonical(id), static_cast<int>(i));
+    }
+    std::sort(feed_order.begin(), feed_order.end());
+    for (size_t i = 1; i < feed_order.size(); ++i) {
+      if (feed_order[i].first == feed_order[i - 1].first) {
+        return InvalidArgument("tensor '", feed_order[i].first, "' is fed more than once");
+      }
+    }
+    std::vector<std::string> feeds;
+    for (const auto& f : feed_order) feeds.push_back(f.first);
+    std::vector<std::string> fetches;
+    for (const std::string& name : output_tensor_names) {
+      GRT_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(name));
+      if (id.index == kControlSlot) {
+        return InvalidArgument("cannot fetch '", name, "': give control targets as targets");
+      }
+      fetches.push_back(Canonical(id));
+    }
+    GRT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
+                         GetPlan(feeds, fetches, target_node_names));
+    std::vector<Tensor> args;
+    args.reserve(feed_order.size());
+    for (const auto& f : feed_order) args.push_back(inputs[f.second].second);
+    return RunPlan(*plan, run_options, std::move(args), outputs, run_metadata);
+  }
+
+  Status ListDevices(std::vector<DeviceAttributes>* devices) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    GRT_RETURN_IF_ERROR(CheckOpen());
+    devices->clear();
+    for (const auto& d : devices_) devices->push_back(d->attributes());
+    return Status::OK();
+  }
+
+  Status MakeCallable(const CallableOptions& callable_options, CallableHandle* handle) override {
+    std::vector<std::string> feeds, fetches, targets;
+    for (const std::string& name : callable_options.feed()) {
+      GRT_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(name));
+      feeds.push_back(Canonical(id));
+    }
+    std::vector<std::string> sorted = feeds;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+      return InvalidArgument("a tensor is fed more than once in the CallableOptions");
+    }
+    for (const std::string& name : callable_options.fetch()) {
+      GRT_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(name));
+      fetches.push_back(Canonical(id));
+    }
+    targets.assign(callable_options.target().begin(), callable_options.target().end());
+    // The plan takes feeds in the callable's own order, so RunCallable does no reordering.
+    GRT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, GetPlan(feeds, fetches, targets));
+    std::lock_guard<std::mutex> lock(mu_);
+    *handle = next_callable_++;
+    callables_[*handle] = Callable{plan, callable_options.run_options()};
+    return Status::OK();
+  }
+
+  Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feed_tensors,
+                     std::vector<Tensor>* fetch_tensors, RunMetadata* run_metadata) override {
+    Callable callable;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      GRT_RETURN_IF_ERROR(CheckOpen());
+      auto it = callables_.find(handle);
+      if (it == callables_.end()) {
+        return InvalidArgument("No such callable handle: ", handle);
+      }
+      callable = it->second;
+    }
+    if (feed_tensors.size() != callable.plan->feeds.size()) {
+      return InvalidArgument("Invalid number of feed values: the callable takes ",
+                             callable.plan->feeds.size(), ", got ", feed_tensors.size());
+    }
+    return RunPlan(*callable.plan, callable.run_options, feed_tensors, fetch_tensors,
+                   run_metadata);
+  }
+
+  Status ReleaseCallable(CallableHandle handle) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (callables_.erase(handle) == 0) return InvalidArgument("No such callable handle: ", handle);
+    return Status::OK();
+  }
+
+  PlacementReport GetPlacementReport() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return report_;
+  }
+
+  Status Close() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return Status::OK();
+    closed_ = true;
+    plans_.clear();
+    callables_.clear();
+    resources_.Clear();
+    return Status::OK();
+  }
+
+ private:
+  struct Callable {
+    std::shared_ptr<const Plan> plan;
+    RunOptions run_options;
+  };
+
+  Status CheckOpen() const {
+    if (closed_) return Cancelled("Session has been closed.");
+    return Status::OK();
+  }
+
+  // REQUIRES: mu_ held.
+  Status InstallGraph(const GraphDef& graph) {
+    // Building the graph once checks it (names, inputs, dtypes) before any Run.
+    GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> checked, Graph::FromGraphDef(graph));
+    graph_def_ = graph;
+    has_graph_ = true;
+    plans_.clear();
+    return Status::OK();
+  }
+
+  StatusOr<std::shared_ptr<const Plan>> GetPlan(const std::vector<std::string>& feeds,
+                                                const std::vector<std::string>& fetches,
+                                                const std::vector<std::string>& targets) {
+    std::string key = StrCat(StrJoin(feeds, ","), "|", StrJoin(fetches, ","), "|",
+                             StrJoin(targets, ","));
+    GraphDef graph_def;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      GRT_RETURN_IF_ERROR(CheckOpen());
+      if (!has_graph_) return FailedPrecondition("Session was not created with a graph before Run()!");
+      auto it = plans_.find(key);
+      if (it != plans_.end()) return it->second;
+      graph_def = graph_def_;
+    }
+    PlacementReport report;
+    GRT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
+                         BuildPlan(graph_def, feeds, fetches, targets, &report));
+    std::lock_guard<std::mutex> lock(mu_);
+    auto [it, inserted] = plans_.emplace(key, plan);
+    if (inserted) {
+      for (const PlacementDecision& d : report.decisions()) {
+        if (report_.Find(d.node) == nullptr) report_.Add(d);
+      }
+    }
+    return it->second;
+  }
+
+  StatusOr<std::shared_ptr<const Plan>> BuildPlan(const GraphDef& graph_def,
+                                                  const std::vector<std::string>& feeds,
+                                                  const std::vector<std::string>& fetches,
+                                                  const std::vector<std::string>& targets,
+                                                  PlacementReport* report) {
+    GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, Graph::FromGraphDef(graph_def));
+    auto plan = std::make_shared<Plan>();
+    std::map<std::string, Node*> fed;  // canonical name -> its _Arg node
+    for (size_t i = 0; i < feeds.size(); ++i) {
+      GRT_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(feeds[i]));
+      Node* node = graph->FindNode(id.node);
+      if (node == nullptr) {
+        return NotFound("Feed tensor '", feeds[i], "' names node '", id.node,
+                        "', which is not in the graph");
+      }
+      if (id.index >= node->num_outputs()) {
+        return NotFound("Feed tensor '", feeds[i], "': node '", id.node, "' has ",
+                        node->num_outputs(), " outputs");
+      }
+      DataType dtype = BaseType(node->output_type(id.index));
+      if (dtype == ::tensorflow::DT_INVALID) {
+        return NotFound("Feed tensor '", feeds[i], "' is an output of op '", node->op(),
+                        "', which graphrt does not know");
+      }
+      ::tensorflow::NodeDef arg;
+      arg.set_name(StrCat("_arg_", id.node, "_", id.index, "_", i));
+      arg.set_op("_Arg");
+      (*arg.mutable_attr())["T"].set_type(dtype);
+      (*arg.mutable_attr())["index"].set_i(static_cast<int64_t>(i));
+      GRT_ASSIGN_OR_RETURN(Node * arg_node, graph->AddNode(arg));
+      std::vector<Edge*> moved;
+      for (Edge* e : node->out_edges()) {
+        if (e->src_output == id.index) moved.push_back(e);
+      }
+      for (Edge* e : moved) {
+        Node* dst = e->dst;
+        int slot = e->dst_input;
+        graph->RemoveEdge(e);
+        graph->AddEdge(arg_node, 0, dst, slot);
+      }
+      fed[feeds[i]] = arg_node;
+      plan->feeds.push_back(feeds[i]);
+      plan->feed_types.push_back(dtype);
+      PartialTensorShape shape;
+      if (node->op() == "Placeholder" || node->op() == "PlaceholderV2") {
+        GetNodeAttrOr(node->def(), "shape", &shape).IgnoreError();
+      }
+      plan->feed_shapes.push_back(shape);
+    }
+    std::vector<Node*> roots;
+    for (size_t i = 0; i < fetches.size(); ++i) {
+      GRT_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(fetches[i]));
+      Node* src = nullptr;
+      int src_output = id.index;
+      auto f = fed.find(fetches[i]);
+      if (f != fed.end()) {
+        src = f->second;
+        src_output = 0;
+      } else {
+        src = graph->FindNode(id.node);
+        if (src == nullptr) {
+          return NotFound("Fetch tensor '", fetches[i], "' names node '", id.node,
+                          "', which is not in the graph");
+        }
+        if (id.index >= src->num_outputs()) {
+          return NotFound("Fetch tensor '", fetches[i], "': node '", id.node, "' (", src->op(),
+                          ") has ", src->num_outputs(), " outputs");
+        }
+      }
+      DataType dtype = BaseType(src->output_type(src_output));
+      if (dtype == ::tensorflow::DT_INVALID) dtype = ::tensorflow::DT_FLOAT;  // fails below
+      ::tensorflow::NodeDef retval;
+      retval.set_name(StrCat("_retval_", id.node, "_", id.index, "_", i));
+      retval.set_op("_Retval");
+      (*retval.mutable_attr())["T"].set_type(dtype);
+      (*retval.mutable_attr())["index"].set_i(static_cast<int64_t>(i));
+      GRT_ASSIGN_OR_RETURN(Node * retval_node, graph->AddNode(retval));
+      graph->AddEdge(src, src_output, retval_node, 0);
+      roots.push_back(retval_node);
+      plan->fetches.push_back(fetches[i]);
+    }
+    for (const std::string& target : targets) {
+      Node* node = graph->FindNode(target);
+      if (node == nullptr) {
+        return NotFound("Target node '", target, "' is not in the graph");
+      }
+      roots.push_back(node);
+    }
+    PruneForRoots(graph.get(), roots);
+    for (Node* node : graph->nodes()) {
+      if (node->op_def() == nullptr) {
+        return NotFound("Op type not registered '", node->op(),
+                        "' in binary (graphrt), used by node ", node->name(),
+                        ": graphrt cannot run this op");
+      }
+    }
+    std::vector<Device*> devices;
+    for (const auto& d : devices_) devices.push_back(d.get());
+    std::vector<int> assignment;
+    PlacerOptions placer_options;
+    placer_options.allow_soft_placement = options_.config.allow_soft_placement;
+    GRT_RETURN_IF_ERROR(PlaceGraph(graph.get(), devices, placer_options, &assignment, report));
+    if (options_.config.log_device_placement) {
+      std::string lines = report->LogLines();
+      std::fwrite(lines.data(), 1, lines.size(), stderr);
+    }
+    ExecutorOptions exec_options;
+    exec_options.devices.assign(assignment.size(), nullptr);
+    for (size_t i = 0; i < assignment.size(); ++i) {
+      if (assignment[i] >= 0) exec_options.devices[i] = devices[assignment[i]];
+    }
+    exec_options.resources = &resources_;
+    GRT_ASSIGN_OR_RETURN(plan->executor, Executor::Create(std::move(graph), exec_options));
+    return std::shared_ptr<const Plan>(plan);
+  }
+
+  Status RunPlan(const Plan& plan, const RunOptions& run_options, std::vector<Tensor> args,
+                 std::vector<Tensor>* outputs, RunMetadata* run_metadata) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      const Tensor& t = args[i];
+      if (!t.IsInitialized()) return InvalidArgument("feed '", plan.feeds[i], "' is empty");
+      if (t.dtype() != plan.feed_types[i]) {
+        return InvalidArgument("Feed '", plan.feeds[i], "' has dtype ", DataTypeString(t.dtype()),
+                               " but the graph expects ", DataTypeString(plan.feed_types[i]));
+      }
+      if (!plan.feed_shapes[i].IsCompatibleWith(t.shape())) {
+        return InvalidArgument("Feed '", plan.feeds[i], "' has shape ", t.shape().DebugString(),
+                               ", which is not compatible with the placeholder's shape ",
+                               plan.feed_shapes[i].DebugString());
+      }
+    }
+    CallFrame frame(std::move(args), plan.fetches.size());
+    ResourceMgr step_resources;
+    std::atomic<bool> cancelled{false};
+    StepState step;
+    step.step_id = next_step_id_.fetch_add(1);
+    step.step_resources = &step_resources;
+    step.cancelled = &cancelled;
+    ExecutorRunArgs run_args;
+    run_args.call_frame = &frame;
+    run_args.step = &step;
+    int64_t timeout_ms = run_options.timeout_in_ms() > 0 ? run_options.timeout_in_ms()
+                                                         : options_.config.operation_timeout_in_ms;
+    if (timeout_ms > 0) run_args.deadline_micros = NowMicros() + timeout_ms * 1000;
+    if (options_.config.inter_op_parallelism_threads >= 0 &&
+        run_options.inter_op_thread_pool() >= 0) {
+      run_args.inter_op_pool = inter_op_pool_.get();
+    }
+    ::tensorflow::StepStats stats;
+    bool trace = run_metadata != nullptr && run_options.trace_level() != RunOptions::NO_TRACE;
+    if (trace) run_args.step_stats = &stats;
+    GRT_RETURN_IF_ERROR(plan.executor->Run(run_args));
+    for (size_t i = 0; i < plan.fetches.size(); ++i) {
+      if (!frame.retval_set(static_cast<int>(i))) {
+        return InvalidArgument("Retval[", i, "] does not have value: fetch '", plan.fetches[i],
+                               "' was not computed (it lies on a branch that was not taken)");
+      }
+    }
+    *outputs = std::move(frame.retvals());
+    if (trace) *run_metadata->mutable_step_stats() = std::move(stats);
+    return Status::OK();
+  }
+
+  const SessionOptions options_;
+  std::vector<std::unique_ptr<Device>> devices_;
+  std::unique_ptr<Eigen::ThreadPool> inter_op_pool_;
+  ResourceMgr resources_;
+  std::atomic<int64_t> next_step_id_{1};
+
+  std::mutex mu_;
+  bool closed_ = false;
+  bool has_graph_ = false;
+  GraphDef graph_def_;
+  std::map<std::string, std::shared_ptr<const Plan>> plans_;
+  std::map<CallableHandle, Callable> callables_;
+  CallableHandle next_callable_ = 1;
+  PlacementReport report_;
+};
+
+}  // namespace
+
+Status NewSession(const SessionOptions& options, std::unique_ptr<Session>* out_session) {
+  if (!options.target.empty()) {
+    return InvalidArgument("graphrt runs in process: SessionOptions.target must be empty, got '",
+                           options.target, "'");
+  }
+  *out_session = std::make_unique<DirectSession>(options);
+  return Status::OK();
+}
+
+Status NewSession(const SessionOptions& options, Session** out_session) {
+  std::unique_ptr<Session> session;
+  GRT_RETURN_IF_ERROR(NewSession(options, &session));
+  *out_session = session.release();
+  return Status::OK();
+}
+
+Session* NewSession(const SessionOptions& options) {
+  Session* session = nullptr;
+  Status s = NewSession(options, &session);
+  if (!s.ok()) std::fprintf(stderr, "graphrt: %s\n", s.ToString().c_str());
+  return session;
+}
+
+}  // namespace graphrt

@@ -1,0 +1,51 @@
+#include "runtime/session/session_options.h"
+
+#include <google/protobuf/text_format.h>
+
+namespace graphrt {
+
+SessionConfig SessionConfig::FromProto(const ::tensorflow::ConfigProto& proto) {
+  SessionConfig c;
+  for (const auto& [type, count] : proto.device_count()) c.device_count[type] = count;
+  c.allow_soft_placement = proto.allow_soft_placement();
+  c.log_device_placement = proto.log_device_placement();
+  c.intra_op_parallelism_threads = proto.intra_op_parallelism_threads();
+  c.inter_op_parallelism_threads = proto.inter_op_parallelism_threads();
+  c.gpu_options.visible_device_list = proto.gpu_options().visible_device_list();
+  c.gpu_options.allow_growth = proto.gpu_options().allow_growth();
+  c.gpu_options.per_process_gpu_memory_fraction =
+      proto.gpu_options().per_process_gpu_memory_fraction();
+  c.operation_timeout_in_ms = proto.operation_timeout_in_ms();
+  return c;
+}
+
+StatusOr<SessionConfig> SessionConfig::FromText(const std::string& text) {
+  ::tensorflow::ConfigProto proto;
+  if (!google::protobuf::TextFormat::ParseFromString(text, &proto)) {
+    return InvalidArgument("not a text-format tensorflow.ConfigProto");
+  }
+  return FromProto(proto);
+}
+
+StatusOr<SessionConfig> SessionConfig::FromBinary(const std::string& bytes) {
+  ::tensorflow::ConfigProto proto;
+  if (!proto.ParseFromString(bytes)) return InvalidArgument("not a binary tensorflow.ConfigProto");
+  return FromProto(proto);
+}
+
+::tensorflow::ConfigProto SessionConfig::ToProto() const {
+  ::tensorflow::ConfigProto proto;
+  for (const auto& [type, count] : device_count) (*proto.mutable_device_count())[type] = count;
+  proto.set_allow_soft_placement(allow_soft_placement);
+  proto.set_log_device_placement(log_device_placement);
+  proto.set_intra_op_parallelism_threads(intra_op_parallelism_threads);
+  proto.set_inter_op_parallelism_threads(inter_op_parallelism_threads);
+  proto.mutable_gpu_options()->set_visible_device_list(gpu_options.visible_device_list);
+  proto.mutable_gpu_options()->set_allow_growth(gpu_options.allow_growth);
+  proto.mutable_gpu_options()->set_per_process_gpu_memory_fraction(
+      gpu_options.per_process_gpu_memory_fraction);
+  proto.set_operation_timeout_in_ms(operation_timeout_in_ms);
+  return proto;
+}
+
+}  // namespace graphrt
