@@ -294,6 +294,11 @@ class DirectSession : public Session {
           return NotFound("Fetch tensor '", fetches[i], "' names node '", id.node,
                           "', which is not in the graph");
         }
+        if (src->op_def() == nullptr) {
+          return NotFound("Op type not registered '", src->op(),
+                          "' in binary (graphrt), used by node ", src->name(),
+                          ": graphrt cannot run this op");
+        }
         if (id.index >= src->num_outputs()) {
           return NotFound("Fetch tensor '", fetches[i], "': node '", id.node, "' (", src->op(),
                           ") has ", src->num_outputs(), " outputs");

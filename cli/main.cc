@@ -1,0 +1,37 @@
+// graphrt: run and inspect TensorFlow models without TensorFlow. The contract (flags, formats,
+// exit codes) is ../shared/CLI.md.
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: graphrt <command> [args]\n"
+    "\n"
+    "commands:\n"
+    "  run MODEL      run a frozen GraphDef with --input NAME=VALUE and --output NAME\n"
+    "  inspect PATH   describe a GraphDef (ops, placeholders, sinks, devices)\n"
+    "\n"
+    "graphrt <command> --help describes a command.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return graphrt::cli::kExitError;
+  }
+  std::string command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kUsage;
+    return graphrt::cli::kExitOk;
+  }
+  // Each subcommand sees its own name as argv[0].
+  if (command == "run") return graphrt::cli::RunCommand(argc - 1, argv + 1);
+  if (command == "inspect") return graphrt::cli::InspectCommand(argc - 1, argv + 1);
+  return graphrt::cli::ReportError("unknown command '" + command + "' (see graphrt --help)");
+}

@@ -1,0 +1,130 @@
+// graphrt run MODEL --input NAME=VALUE ... --output NAME ... [--out-dir DIR] [--json]
+#include <fstream>
+#include <iostream>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "cli/model.h"
+#include "formats/file_util.h"
+#include "formats/npy.h"
+#include "runtime/core/str_util.h"
+
+namespace graphrt {
+namespace cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+// A Chrome trace (chrome://tracing, Perfetto) of one traced run.
+std::string ChromeTrace(const ::tensorflow::StepStats& stats) {
+  std::vector<std::string> events;
+  int pid = 0;
+  for (const auto& dev : stats.dev_stats()) {
+    events.push_back(StrCat("{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": ", pid,
+                            ", \"args\": {\"name\": ", JsonString(dev.device()), "}}"));
+    for (const auto& ns : dev.node_stats()) {
+      events.push_back(StrCat("{\"name\": ", JsonString(ns.node_name()),
+                              ", \"cat\": \"Op\", \"ph\": \"X\", \"pid\": ", pid,
+                              ", \"tid\": ", ns.thread_id() % 100000, ", \"ts\": ",
+                              ns.all_start_micros(), ", \"dur\": ", ns.all_end_rel_micros(),
+                              ", \"args\": {\"label\": ", JsonString(ns.timeline_label()), "}}"));
+    }
+    ++pid;
+  }
+  return StrCat("{\"traceEvents\": [", StrJoin(events, ",\n"), "]}\n");
+}
+
+}  // namespace
+
+int RunCommand(int argc, char** argv) {
+  po::options_description desc(
+      "graphrt run MODEL [--input NAME=VALUE]... [--output NAME]... [options]");
+  desc.add_options()
+      ("help,h", "describe this command")
+      ("model", po::value<std::string>(), "a frozen GraphDef (.pb, .pbtxt)")
+      ("input", po::value<std::vector<std::string>>()->composing(),
+       "NAME=VALUE: inline value ([[1,2],[3,4]], 3, \"text\", true) or a .npy file")
+      ("output", po::value<std::vector<std::string>>()->composing(), "a tensor to fetch")
+      ("out-dir", po::value<std::string>(), "also write each output as DIR/<name>.npy")
+      ("json", po::bool_switch(), "print one JSON document instead of lines")
+      ("summarize", po::value<int64_t>(), "print at most N values of each output")
+      ("trace", po::value<std::string>(), "write a Chrome trace of the run to FILE.json");
+  AddSessionFlags(&desc);
+  po::positional_options_description positional;
+  positional.add("model", 1);
+  po::variables_map vm;
+  Status s = ParseArgs(argc, argv, desc, positional, &vm);
+  if (!s.ok()) return ReportError(s.message());
+  if (vm.count("help")) {
+    std::cout << desc << std::endl;
+    return kExitOk;
+  }
+  if (!vm.count("model")) return ReportError("run needs a MODEL path (see graphrt run --help)");
+  StatusOr<SessionFlags> flags = ReadSessionFlags(vm);
+  if (!flags.ok()) return ReportError(flags.status());
+  SessionOptions options;
+  options.config = flags->config;
+  const std::string path = vm["model"].as<std::string>();
+  StatusOr<LoadedModel> model = LoadModel(path, options);
+  if (!model.ok()) return ReportError(model.status());
+
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  if (vm.count("input")) {
+    for (const std::string& item : vm["input"].as<std::vector<std::string>>()) {
+      std::string name, value;
+      s = SplitAssignment(item, "--input", &name, &value);
+      if (!s.ok()) return ReportError(s.message());
+      StatusOr<ModelInput> input = FindInput(*model, name);
+      if (!input.ok()) return ReportError(input.status());
+      StatusOr<Tensor> tensor = ParseInputValue(name, value, input->dtype);
+      if (!tensor.ok()) return ReportError(tensor.status());
+      feeds.emplace_back(input->tensor, *tensor);
+    }
+  }
+  std::vector<std::string> outputs;
+  if (vm.count("output")) outputs = vm["output"].as<std::vector<std::string>>();
+  if (outputs.empty()) outputs = model->default_outputs;
+  if (outputs.empty()) return ReportError("--output is required for a GraphDef: " + path);
+
+  RunOptions run_options;
+  RunMetadata metadata;
+  if (vm.count("trace")) run_options.set_trace_level(RunOptions::FULL_TRACE);
+  std::vector<Tensor> results;
+  s = model->session->Run(run_options, feeds, outputs, {}, &results, &metadata);
+  if (flags->log_placement && !flags->log_placement_file.empty()) {
+    Status w = WriteStringToFile(flags->log_placement_file,
+                                 model->session->GetPlacementReport().LogLines());
+    if (!w.ok()) return ReportError(w);
+  }
+  if (!s.ok()) return ReportError(s);
+  if (vm.count("trace")) {
+    Status w = WriteStringToFile(vm["trace"].as<std::string>(), ChromeTrace(metadata.step_stats()));
+    if (!w.ok()) return ReportError(w);
+  }
+  if (vm.count("out-dir")) {
+    const std::string dir = vm["out-dir"].as<std::string>();
+    if (!IsDirectory(dir)) return ReportError(StrCat("--out-dir is not a directory: ", dir));
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      Status w = WriteNpy(dir + "/" + OutputFileName(outputs[i]), results[i]);
+      if (!w.ok()) return ReportError(w);
+    }
+  }
+  int64_t summarize = vm.count("summarize") ? vm["summarize"].as<int64_t>() : -1;
+  if (vm["json"].as<bool>()) {
+    std::vector<std::string> items;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      items.push_back(TensorJson(outputs[i], results[i], summarize));
+    }
+    std::cout << "{\"outputs\": [" << StrJoin(items, ", ") << "]}" << std::endl;
+  } else {
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::cout << FormatTensorLine(outputs[i], results[i], summarize) << "\n";
+    }
+    std::cout.flush();
+  }
+  return kExitOk;
+}
+
+}  // namespace cli
+}  // namespace graphrt

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian packages), configures and builds graphrt in ./build.
+# Safe to run again: it only installs missing packages and rebuilds what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake pkg-config
+  libprotobuf-dev protobuf-compiler   # TensorFlow's protos: GraphDef, SavedModel, checkpoints
+  libeigen3-dev                       # CPU kernels
+  libhdf5-dev                         # Keras .h5 files
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev  # OpenCL GPUs; PoCL in CI
+  libboost-program-options-dev        # the graphrt command's flags
+  libgtest-dev libgmock-dev libbenchmark-dev  # tests and benchmarks
+  nlohmann-json3-dev                  # fixture manifests, --json output, Keras model_config
+  libsnappy-dev                       # snappy-compressed checkpoint blocks
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$jobs"

@@ -1,0 +1,137 @@
+#include "tests/fixture_util.h"
+
+#include <cmath>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "formats/file_util.h"
+#include "formats/graph_def.h"
+#include "formats/npy.h"
+#include "runtime/session/session.h"
+
+namespace graphrt {
+namespace testing {
+
+std::string SourceDir() { return GRAPHRT_SOURCE_DIR; }
+std::string SharedDir() { return GRAPHRT_SHARED_DIR; }
+bool SharedDirAvailable() { return IsDirectory(SharedDir() + "/testdata/real"); }
+
+StatusOr<std::vector<FixtureCase>> LoadManifest(const std::string& dir) {
+  GRT_ASSIGN_OR_RETURN(std::string text, ReadFileToString(dir + "/manifest.json"));
+  nlohmann::json manifest = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (manifest.is_discarded() || !manifest.contains("cases")) {
+    return InvalidArgument(dir, "/manifest.json is not a fixture manifest");
+  }
+  std::vector<FixtureCase> cases;
+  for (const auto& j : manifest["cases"]) {
+    FixtureCase c;
+    c.name = j.value("name", "");
+    std::string graph = j.value("graph", "");
+    c.graph_path = StartsWith(graph, "shared:") ? SharedDir() + "/" + graph.substr(7)
+                                                : dir + "/" + graph;
+    for (const auto& [tensor, file] : j["feeds"].items()) {
+      c.feeds.emplace_back(tensor, dir + "/" + file.get<std::string>());
+    }
+    for (const auto& [tensor, file] : j["fetches"].items()) {
+      c.fetches.emplace_back(tensor, dir + "/" + file.get<std::string>());
+    }
+    if (j.contains("targets")) {
+      for (const auto& t : j["targets"]) c.targets.push_back(t.get<std::string>());
+    }
+    if (j.contains("bf16")) {
+      for (const auto& t : j["bf16"]) c.bf16.insert(t.get<std::string>());
+    }
+    c.rtol = j.value("rtol", 0.0);
+    c.atol = j.value("atol", 0.0);
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+namespace {
+
+bool AsDouble(const Tensor& t, int64_t i, double* out) {
+  switch (t.dtype()) {
+    case ::tensorflow::DT_FLOAT: *out = t.data<float>()[i]; return true;
+    case ::tensorflow::DT_DOUBLE: *out = t.data<double>()[i]; return true;
+    case ::tensorflow::DT_HALF: *out = static_cast<float>(t.data<half>()[i]); return true;
+    case ::tensorflow::DT_BFLOAT16: *out = static_cast<float>(t.data<bfloat16>()[i]); return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+std::string CompareTensors(const Tensor& actual, const Tensor& expected, double rtol,
+                           double atol) {
+  if (actual.dtype() != expected.dtype()) {
+    return StrCat("dtype ", DataTypeString(actual.dtype()), " != expected ",
+                  DataTypeString(expected.dtype()));
+  }
+  if (actual.shape() != expected.shape()) {
+    return StrCat("shape ", actual.shape().DebugString(), " != expected ",
+                  expected.shape().DebugString());
+  }
+  int64_t n = expected.NumElements();
+  int mismatches = 0;
+  std::string first;
+  for (int64_t i = 0; i < n; ++i) {
+    double a, b;
+    bool ok;
+    if (AsDouble(actual, i, &a) && AsDouble(expected, i, &b)) {
+      if (std::isnan(b)) {
+        ok = std::isnan(a);
+      } else {
+        ok = a == b || std::fabs(a - b) <= atol + rtol * std::fabs(b);
+      }
+    } else {
+      ok = actual.ElementString(i) == expected.ElementString(i);
+    }
+    if (!ok) {
+      if (mismatches++ == 0) {
+        first = StrCat("element ", i, ": got ", actual.ElementString(i), ", want ",
+                       expected.ElementString(i));
+      }
+    }
+  }
+  if (mismatches == 0) return "";
+  return StrCat(mismatches, " of ", n, " elements differ (rtol ", rtol, ", atol ", atol,
+                "); first: ", first);
+}
+
+std::string RunFixtureCase(const FixtureCase& c, const SessionConfig& config) {
+  GraphDef graph;
+  Status s = ReadGraphDef(c.graph_path, &graph);
+  if (!s.ok()) return s.ToString();
+  SessionOptions options;
+  options.config = config;
+  std::unique_ptr<Session> session;
+  s = NewSession(options, &session);
+  if (s.ok()) s = session->Create(graph);
+  if (!s.ok()) return s.ToString();
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (const auto& [tensor, path] : c.feeds) {
+    StatusOr<Tensor> t = ReadNpy(path, c.bf16.count(tensor) ? ::tensorflow::DT_BFLOAT16
+                                                              : ::tensorflow::DT_INVALID);
+    if (!t.ok()) return t.status().ToString();
+    feeds.emplace_back(tensor, *t);
+  }
+  std::vector<std::string> fetch_names;
+  for (const auto& f : c.fetches) fetch_names.push_back(f.first);
+  std::vector<Tensor> outputs;
+  s = session->Run(feeds, fetch_names, c.targets, &outputs);
+  if (!s.ok()) return s.ToString();
+  for (size_t i = 0; i < c.fetches.size(); ++i) {
+    const auto& [tensor, path] = c.fetches[i];
+    StatusOr<Tensor> expected = ReadNpy(path, c.bf16.count(tensor) ? ::tensorflow::DT_BFLOAT16
+                                                                     : ::tensorflow::DT_INVALID);
+    if (!expected.ok()) return expected.status().ToString();
+    std::string diff = CompareTensors(outputs[i], *expected, c.rtol, c.atol);
+    if (!diff.empty()) return StrCat(tensor, ": ", diff);
+  }
+  return "";
+}
+
+}  // namespace testing
+}  // namespace graphrt
