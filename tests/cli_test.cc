@@ -1,0 +1,110 @@
+// The graphrt command as scripts use it: outputs, formats and exit codes (CLI.md).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include "formats/file_util.h"
+#include "formats/npy.h"
+#include "tests/fixture_util.h"
+
+namespace graphrt {
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string out;  // stdout and stderr together
+};
+
+Result RunCli(const std::string& args) {
+  std::string command = StrCat(GRAPHRT_CLI_BINARY, " ", args, " 2>&1");
+  FILE* pipe = popen(command.c_str(), "r");
+  Result r{-1, ""};
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+std::string Fixture(const std::string& rel) { return testing::SourceDir() + "/tests/fixtures/" + rel; }
+
+TEST(CliTest, RunWithInlineAndNpyInputs) {
+  const std::string graph = Fixture("ops/binary/add_f32_3x5.pb");
+  Result r = RunCli(StrCat("run ", graph, " --input x=", Fixture("ops/binary/add_f32_3x5.in0.npy"),
+                           " --input y=", Fixture("ops/binary/add_f32_3x5.in1.npy"),
+                           " --output z"));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("z: float32[3,5] [", 0), 0u) << r.out;
+}
+
+TEST(CliTest, JsonOutputAndOutDir) {
+  std::string dir = ::testing::TempDir() + "/cli_out";
+  std::string mkdir = "mkdir -p " + dir;
+  ASSERT_EQ(std::system(mkdir.c_str()), 0);
+  const std::string graph = Fixture("ops/binary/add_f32_3x5.pb");
+  Result r = RunCli(StrCat("run ", graph, " --input x=", Fixture("ops/binary/add_f32_3x5.in0.npy"),
+                           " --input=y=", Fixture("ops/binary/add_f32_3x5.in1.npy"),
+                           " --output z:0 --json --out-dir ", dir));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("{\"outputs\": [{\"name\": \"z:0\", \"dtype\": \"float32\", \"shape\": [3, 5]", 0), 0u)
+      << r.out;
+  StatusOr<Tensor> written = ReadNpy(dir + "/z_0.npy");
+  ASSERT_TRUE(written.ok()) << written.status();
+  StatusOr<Tensor> expected = ReadNpy(Fixture("ops/binary/add_f32_3x5.out0.npy"));
+  ASSERT_TRUE(expected.ok());
+  EXPECT_EQ(testing::CompareTensors(*written, *expected, 1e-6, 0), "");
+}
+
+TEST(CliTest, InlineValuesGetThePlaceholderDtype) {
+  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared/testdata/real is absent";
+  std::string graph = testing::SharedDir() + "/testdata/real/tensorflow__rust/examples/addition/model.pb";
+  Result r = RunCli(StrCat("run ", graph, " --input x=3 --input y=-4 --output z"));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "z: int32[] [-1]\n");
+  r = RunCli(StrCat("run ", graph, " --input x=3.5 --input y=1 --output z"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("graphrt: error: "), std::string::npos) << r.out;
+}
+
+TEST(CliTest, ErrorsExitTwoWithOneLine) {
+  const std::string graph = Fixture("ops/binary/add_f32_3x5.pb");
+  for (const std::string& args : {
+           std::string("run /no/such/graph.pb --output z"),
+           StrCat("run ", graph, " --input x=/no/such/input.npy --output z"),
+           StrCat("run ", graph, " --output nope"),
+           StrCat("run ", graph, " --bogus-flag"),
+           StrCat("run ", graph),
+           std::string("frobnicate"),
+       }) {
+    Result r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(r.out.rfind("graphrt: error: ", 0), 0u) << args << "\n" << r.out;
+  }
+  Result r = RunCli(StrCat("run ", graph, " --input x=/no/such/input.npy --output z"));
+  EXPECT_NE(r.out.find("/no/such/input.npy"), std::string::npos) << r.out;
+}
+
+TEST(CliTest, InspectGraphDef) {
+  Result r = RunCli("inspect " + Fixture("models/mlp.pb"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("MatMul: 3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("x: float32[?,784]"), std::string::npos) << r.out;
+  r = RunCli("inspect --json " + Fixture("models/mlp.pb"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"MatMul\": 3"), std::string::npos) << r.out;
+}
+
+TEST(CliTest, HelpDescribesEachCommand) {
+  EXPECT_EQ(RunCli("run --help").exit_code, 0);
+  EXPECT_EQ(RunCli("inspect --help").exit_code, 0);
+  EXPECT_EQ(RunCli("--help").exit_code, 0);
+}
+
+}  // namespace
+}  // namespace graphrt
