@@ -24,11 +24,15 @@ Status ParseDescr(const std::string& descr, const std::string& name, Descr* out)
   char order = descr[0];
   out->big_endian = order == '>';
   out->kind = descr[1];
+  if (order != '<' && order != '>' && order != '|' && order != '=') {
+    return InvalidArgument(name, ": unsupported npy dtype '", descr, "'");
+  }
   long long size;
   if (!ParseInt64(descr.substr(2), &size) || size <= 0 || size > (1 << 20)) {
     return InvalidArgument(name, ": unsupported npy dtype '", descr, "'");
   }
-  out->item_size = static_cast<int>(size);
+  // U<n> counts UTF-32 characters, every other kind counts bytes.
+  out->item_size = static_cast<int>(out->kind == 'U' ? size * 4 : size);
   using namespace ::tensorflow;  // NOLINT: the DT_ names read best unqualified here
   switch (out->kind) {
     case 'b': out->dtype = size == 1 ? DT_BOOL : DT_INVALID; break;
