@@ -12,6 +12,7 @@
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
 #include "runtime/exec/executor.h"
+#include "runtime/exec/function_library.h"
 #include "runtime/kernels/resource_mgr.h"
 #include "runtime/session/session.h"
 
@@ -21,6 +22,7 @@ namespace {
 
 // A compiled request: the graph rewritten with _Arg/_Retval nodes, pruned, placed, with kernels.
 struct Plan {
+  std::shared_ptr<FunctionLibrary> functions;  // outlives the executor that calls into it
   std::unique_ptr<Executor> executor;
   std::vector<std::string> feeds;    // canonical names, in _Arg index order
   std::vector<DataType> feed_types;
@@ -169,7 +171,12 @@ class DirectSession : public Session {
 
   PlacementReport GetPlacementReport() override {
     std::lock_guard<std::mutex> lock(mu_);
-    return report_;
+    PlacementReport report = report_;
+    if (functions_ != nullptr) {
+      PlacementReport in_functions = functions_->Report();
+      for (const PlacementDecision& d : in_functions.decisions()) report.Add(d);
+    }
+    return report;
   }
 
   Status Close() override {
@@ -178,6 +185,7 @@ class DirectSession : public Session {
     closed_ = true;
     plans_.clear();
     callables_.clear();
+    functions_.reset();
     resources_.Clear();
     return Status::OK();
   }
@@ -200,6 +208,12 @@ class DirectSession : public Session {
     graph_def_ = graph;
     has_graph_ = true;
     plans_.clear();
+    std::vector<Device*> devices;
+    for (const auto& d : devices_) devices.push_back(d.get());
+    PlacerOptions placer_options;
+    placer_options.allow_soft_placement = options_.config.allow_soft_placement;
+    functions_ = std::make_shared<FunctionLibrary>(graph.library(), devices, &resources_,
+                                                   placer_options);
     return Status::OK();
   }
 
@@ -209,6 +223,7 @@ class DirectSession : public Session {
     std::string key = StrCat(StrJoin(feeds, ","), "|", StrJoin(fetches, ","), "|",
                              StrJoin(targets, ","));
     GraphDef graph_def;
+    std::shared_ptr<FunctionLibrary> functions;
     {
       std::lock_guard<std::mutex> lock(mu_);
       GRT_RETURN_IF_ERROR(CheckOpen());
@@ -216,10 +231,11 @@ class DirectSession : public Session {
       auto it = plans_.find(key);
       if (it != plans_.end()) return it->second;
       graph_def = graph_def_;
+      functions = functions_;
     }
     PlacementReport report;
     GRT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
-                         BuildPlan(graph_def, feeds, fetches, targets, &report));
+                         BuildPlan(graph_def, functions, feeds, fetches, targets, &report));
     std::lock_guard<std::mutex> lock(mu_);
     auto [it, inserted] = plans_.emplace(key, plan);
     if (inserted) {
@@ -231,12 +247,14 @@ class DirectSession : public Session {
   }
 
   StatusOr<std::shared_ptr<const Plan>> BuildPlan(const GraphDef& graph_def,
+                                                  std::shared_ptr<FunctionLibrary> functions,
                                                   const std::vector<std::string>& feeds,
                                                   const std::vector<std::string>& fetches,
                                                   const std::vector<std::string>& targets,
                                                   PlacementReport* report) {
     GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, Graph::FromGraphDef(graph_def));
     auto plan = std::make_shared<Plan>();
+    plan->functions = std::move(functions);
     std::map<std::string, Node*> fed;  // canonical name -> its _Arg node
     for (size_t i = 0; i < feeds.size(); ++i) {
       GRT_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(feeds[i]));
@@ -347,6 +365,7 @@ class DirectSession : public Session {
       if (assignment[i] >= 0) exec_options.devices[i] = devices[assignment[i]];
     }
     exec_options.resources = &resources_;
+    exec_options.functions = plan->functions.get();
     GRT_ASSIGN_OR_RETURN(plan->executor, Executor::Create(std::move(graph), exec_options));
     return std::shared_ptr<const Plan>(plan);
   }
@@ -379,6 +398,7 @@ class DirectSession : public Session {
     int64_t timeout_ms = run_options.timeout_in_ms() > 0 ? run_options.timeout_in_ms()
                                                          : options_.config.operation_timeout_in_ms;
     if (timeout_ms > 0) run_args.deadline_micros = NowMicros() + timeout_ms * 1000;
+    step.deadline_micros = run_args.deadline_micros;
     if (options_.config.inter_op_parallelism_threads >= 0 &&
         run_options.inter_op_thread_pool() >= 0) {
       run_args.inter_op_pool = inter_op_pool_.get();
@@ -408,6 +428,7 @@ class DirectSession : public Session {
   bool closed_ = false;
   bool has_graph_ = false;
   GraphDef graph_def_;
+  std::shared_ptr<FunctionLibrary> functions_;
   std::map<std::string, std::shared_ptr<const Plan>> plans_;
   std::map<CallableHandle, Callable> callables_;
   CallableHandle next_callable_ = 1;
