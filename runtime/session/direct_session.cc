@@ -11,6 +11,7 @@
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
+#include "runtime/devices/device_factory.h"
 #include "runtime/exec/executor.h"
 #include "runtime/exec/function_library.h"
 #include "runtime/kernels/resource_mgr.h"
@@ -36,12 +37,7 @@ class DirectSession : public Session {
  public:
   explicit DirectSession(const SessionOptions& options) : options_(options) {
     const SessionConfig& c = options.config;
-    int num_cpus = 1;
-    auto it = c.device_count.find(kDeviceCpu);
-    if (it != c.device_count.end()) num_cpus = std::max(1, it->second);
-    for (int i = 0; i < num_cpus; ++i) {
-      devices_.push_back(NewCpuDevice(i, c.intra_op_parallelism_threads));
-    }
+    devices_ = CreateDevices(c);
     int inter = c.inter_op_parallelism_threads;
     if (inter == 0) inter = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (inter > 1) inter_op_pool_ = std::make_unique<Eigen::ThreadPool>(inter);
@@ -204,14 +200,26 @@ class DirectSession : public Session {
   // REQUIRES: mu_ held.
   Status InstallGraph(const GraphDef& graph) {
     // Building the graph once checks it (names, inputs, dtypes) before any Run.
-    GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> checked, Graph::FromGraphDef(graph));
-    graph_def_ = graph;
-    has_graph_ = true;
-    plans_.clear();
+    GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> full, Graph::FromGraphDef(graph));
+    // As TensorFlow does, the whole graph is placed once, before any pruning; plans reuse the
+    // decisions, and the placement log shows every node.
     std::vector<Device*> devices;
     for (const auto& d : devices_) devices.push_back(d.get());
     PlacerOptions placer_options;
     placer_options.allow_soft_placement = options_.config.allow_soft_placement;
+    std::vector<int> assignment;
+    PlacementReport report;
+    GRT_RETURN_IF_ERROR(PlaceGraph(full.get(), devices, placer_options, &assignment, &report));
+    placement_.clear();
+    for (Node* node : full->nodes()) placement_[node->name()] = assignment[node->id()];
+    report_ = report;
+    if (options_.config.log_device_placement) {
+      std::string lines = report.LogLines();
+      std::fwrite(lines.data(), 1, lines.size(), stderr);
+    }
+    graph_def_ = graph;
+    has_graph_ = true;
+    plans_.clear();
     functions_ = std::make_shared<FunctionLibrary>(graph.library(), devices, &resources_,
                                                    placer_options);
     return Status::OK();
@@ -224,6 +232,7 @@ class DirectSession : public Session {
                              StrJoin(targets, ","));
     GraphDef graph_def;
     std::shared_ptr<FunctionLibrary> functions;
+    std::map<std::string, int> placement;
     {
       std::lock_guard<std::mutex> lock(mu_);
       GRT_RETURN_IF_ERROR(CheckOpen());
@@ -232,26 +241,21 @@ class DirectSession : public Session {
       if (it != plans_.end()) return it->second;
       graph_def = graph_def_;
       functions = functions_;
+      placement = placement_;
     }
-    PlacementReport report;
     GRT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
-                         BuildPlan(graph_def, functions, feeds, fetches, targets, &report));
+                         BuildPlan(graph_def, functions, placement, feeds, fetches, targets));
     std::lock_guard<std::mutex> lock(mu_);
     auto [it, inserted] = plans_.emplace(key, plan);
-    if (inserted) {
-      for (const PlacementDecision& d : report.decisions()) {
-        if (report_.Find(d.node) == nullptr) report_.Add(d);
-      }
-    }
     return it->second;
   }
 
   StatusOr<std::shared_ptr<const Plan>> BuildPlan(const GraphDef& graph_def,
                                                   std::shared_ptr<FunctionLibrary> functions,
+                                                  const std::map<std::string, int>& placement,
                                                   const std::vector<std::string>& feeds,
                                                   const std::vector<std::string>& fetches,
-                                                  const std::vector<std::string>& targets,
-                                                  PlacementReport* report) {
+                                                  const std::vector<std::string>& targets) {
     GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, Graph::FromGraphDef(graph_def));
     auto plan = std::make_shared<Plan>();
     plan->functions = std::move(functions);
@@ -349,20 +353,15 @@ class DirectSession : public Session {
                         ": graphrt cannot run this op");
       }
     }
-    std::vector<Device*> devices;
-    for (const auto& d : devices_) devices.push_back(d.get());
-    std::vector<int> assignment;
-    PlacerOptions placer_options;
-    placer_options.allow_soft_placement = options_.config.allow_soft_placement;
-    GRT_RETURN_IF_ERROR(PlaceGraph(graph.get(), devices, placer_options, &assignment, report));
-    if (options_.config.log_device_placement) {
-      std::string lines = report->LogLines();
-      std::fwrite(lines.data(), 1, lines.size(), stderr);
-    }
+    // Nodes keep the device the whole-graph placement gave them; feeds and fetches live on the
+    // client device (CPU:0).
     ExecutorOptions exec_options;
-    exec_options.devices.assign(assignment.size(), nullptr);
-    for (size_t i = 0; i < assignment.size(); ++i) {
-      if (assignment[i] >= 0) exec_options.devices[i] = devices[assignment[i]];
+    exec_options.devices.assign(static_cast<size_t>(graph->num_node_ids()), nullptr);
+    for (Node* node : graph->nodes()) {
+      auto it = placement.find(node->name());
+      Device* device = devices_[it != placement.end() ? it->second : 0].get();
+      exec_options.devices[node->id()] = device;
+      node->set_assigned_device(device->name());
     }
     exec_options.resources = &resources_;
     exec_options.functions = plan->functions.get();
@@ -429,6 +428,7 @@ class DirectSession : public Session {
   bool has_graph_ = false;
   GraphDef graph_def_;
   std::shared_ptr<FunctionLibrary> functions_;
+  std::map<std::string, int> placement_;  // node name -> index into devices_
   std::map<std::string, std::shared_ptr<const Plan>> plans_;
   std::map<CallableHandle, Callable> callables_;
   CallableHandle next_callable_ = 1;
