@@ -320,9 +320,9 @@ class Placer {
       }
     }
     if (ignored_colocation_.count(node->id())) reason += "; " + ignored_colocation_[node->id()];
-    for (int m : groups_[root].members) {
-      Assign(m, chosen, m == node->id() ? reason : StrCat("colocated with ", node->name()));
-    }
+    std::string member_reason = StrCat("colocated with ", node->name());
+    if (StartsWith(reason, "soft placement")) member_reason += StrCat(" (", reason, ")");
+    for (int m : groups_[root].members) Assign(m, chosen, m == node->id() ? reason : member_reason);
     return Status::OK();
   }
 
