@@ -7,6 +7,7 @@ namespace cli {
 
 int RunCommand(int argc, char** argv);
 int InspectCommand(int argc, char** argv);
+int PlacementCommand(int argc, char** argv);
 
 }  // namespace cli
 }  // namespace graphrt

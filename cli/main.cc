@@ -15,6 +15,8 @@ constexpr char kUsage[] =
     "commands:\n"
     "  run MODEL      run a frozen GraphDef with --input NAME=VALUE and --output NAME\n"
     "  inspect PATH   describe a GraphDef (ops, placeholders, sinks, devices)\n"
+    "  placement replay LOG MODEL | placement diff A B\n"
+    "                 replay a placement log on a graph, or compare two logs\n"
     "\n"
     "graphrt <command> --help describes a command.\n";
 
@@ -33,5 +35,6 @@ int main(int argc, char** argv) {
   // Each subcommand sees its own name as argv[0].
   if (command == "run") return graphrt::cli::RunCommand(argc - 1, argv + 1);
   if (command == "inspect") return graphrt::cli::InspectCommand(argc - 1, argv + 1);
+  if (command == "placement") return graphrt::cli::PlacementCommand(argc - 1, argv + 1);
   return graphrt::cli::ReportError("unknown command '" + command + "' (see graphrt --help)");
 }

@@ -47,6 +47,20 @@ TEST(ModelFixtures, MlpAndCnnMatchTensorFlowWithOneThread) {
   RunAll(SourceDir() + "/tests/fixtures/models", config);
 }
 
+TEST(ControlFlowFixtures, TF1WhileCondDynamicRnnAndDecoderMatchTensorFlow) {
+  RunAll(SourceDir() + "/tests/fixtures/control_flow");
+}
+
+TEST(ControlFlowFixtures, TF1ControlFlowWithInterOpThreads) {
+  SessionConfig config;
+  config.inter_op_parallelism_threads = 4;
+  RunAll(SourceDir() + "/tests/fixtures/control_flow", config);
+}
+
+TEST(ControlFlowFixtures, TF2FunctionalWhileIfAndKerasRnnMatchTensorFlow) {
+  RunAll(SourceDir() + "/tests/fixtures/functional");
+}
+
 TEST(RealGraphFixtures, MatchTensorFlow) {
   if (!SharedDirAvailable()) GTEST_SKIP() << "../shared/testdata/real is absent: skipped";
   RunAll(SourceDir() + "/tests/fixtures/real");

@@ -26,6 +26,10 @@ KernelRegistry* KernelRegistry::Global() {
     RegisterSelectCompareKernels(r);
     RegisterResizeKernels(r);
     RegisterRandomKernels(r);
+    RegisterFunctionalKernels(r);
+    RegisterTensorArrayKernels(r);
+    RegisterTensorListKernels(r);
+    RegisterAssertAndSequenceKernels(r);
     return r;
   }();
   return registry;

@@ -125,6 +125,10 @@ void RegisterCastKernels(KernelRegistry* r);
 void RegisterSelectCompareKernels(KernelRegistry* r);
 void RegisterResizeKernels(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
+void RegisterFunctionalKernels(KernelRegistry* r);
+void RegisterTensorArrayKernels(KernelRegistry* r);
+void RegisterTensorListKernels(KernelRegistry* r);
+void RegisterAssertAndSequenceKernels(KernelRegistry* r);
 
 }  // namespace graphrt
 

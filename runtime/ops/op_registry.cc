@@ -235,6 +235,8 @@ OpRegistry* OpRegistry::Global() {
     RegisterMathOps(r);
     RegisterNnOps(r);
     RegisterRandomOps(r);
+    RegisterFunctionalOps(r);
+    RegisterDataFlowOps(r);
     return r;
   }();
   return registry;

@@ -86,6 +86,8 @@ void RegisterArrayOps(OpRegistry* r);        // array_ops.cc
 void RegisterMathOps(OpRegistry* r);         // math_ops.cc
 void RegisterNnOps(OpRegistry* r);           // nn_ops.cc
 void RegisterRandomOps(OpRegistry* r);       // random_ops.cc
+void RegisterFunctionalOps(OpRegistry* r);   // functional_ops.cc
+void RegisterDataFlowOps(OpRegistry* r);     // data_flow_ops.cc: TensorArray, TensorList
 
 }  // namespace graphrt
 

@@ -11,7 +11,9 @@
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
+#include "runtime/devices/device_factory.h"
 #include "runtime/exec/executor.h"
+#include "runtime/exec/function_library.h"
 #include "runtime/kernels/resource_mgr.h"
 #include "runtime/session/session.h"
 
@@ -21,6 +23,7 @@ namespace {
 
 // A compiled request: the graph rewritten with _Arg/_Retval nodes, pruned, placed, with kernels.
 struct Plan {
+  std::shared_ptr<FunctionLibrary> functions;  // outlives the executor that calls into it
   std::unique_ptr<Executor> executor;
   std::vector<std::string> feeds;    // canonical names, in _Arg index order
   std::vector<DataType> feed_types;
@@ -34,12 +37,7 @@ class DirectSession : public Session {
  public:
   explicit DirectSession(const SessionOptions& options) : options_(options) {
     const SessionConfig& c = options.config;
-    int num_cpus = 1;
-    auto it = c.device_count.find(kDeviceCpu);
-    if (it != c.device_count.end()) num_cpus = std::max(1, it->second);
-    for (int i = 0; i < num_cpus; ++i) {
-      devices_.push_back(NewCpuDevice(i, c.intra_op_parallelism_threads));
-    }
+    devices_ = CreateDevices(c);
     int inter = c.inter_op_parallelism_threads;
     if (inter == 0) inter = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (inter > 1) inter_op_pool_ = std::make_unique<Eigen::ThreadPool>(inter);
@@ -169,7 +167,12 @@ class DirectSession : public Session {
 
   PlacementReport GetPlacementReport() override {
     std::lock_guard<std::mutex> lock(mu_);
-    return report_;
+    PlacementReport report = report_;
+    if (functions_ != nullptr) {
+      PlacementReport in_functions = functions_->Report();
+      for (const PlacementDecision& d : in_functions.decisions()) report.Add(d);
+    }
+    return report;
   }
 
   Status Close() override {
@@ -178,6 +181,7 @@ class DirectSession : public Session {
     closed_ = true;
     plans_.clear();
     callables_.clear();
+    functions_.reset();
     resources_.Clear();
     return Status::OK();
   }
@@ -196,10 +200,28 @@ class DirectSession : public Session {
   // REQUIRES: mu_ held.
   Status InstallGraph(const GraphDef& graph) {
     // Building the graph once checks it (names, inputs, dtypes) before any Run.
-    GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> checked, Graph::FromGraphDef(graph));
+    GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> full, Graph::FromGraphDef(graph));
+    // As TensorFlow does, the whole graph is placed once, before any pruning; plans reuse the
+    // decisions, and the placement log shows every node.
+    std::vector<Device*> devices;
+    for (const auto& d : devices_) devices.push_back(d.get());
+    PlacerOptions placer_options;
+    placer_options.allow_soft_placement = options_.config.allow_soft_placement;
+    std::vector<int> assignment;
+    PlacementReport report;
+    GRT_RETURN_IF_ERROR(PlaceGraph(full.get(), devices, placer_options, &assignment, &report));
+    placement_.clear();
+    for (Node* node : full->nodes()) placement_[node->name()] = assignment[node->id()];
+    report_ = report;
+    if (options_.config.log_device_placement) {
+      std::string lines = report.LogLines();
+      std::fwrite(lines.data(), 1, lines.size(), stderr);
+    }
     graph_def_ = graph;
     has_graph_ = true;
     plans_.clear();
+    functions_ = std::make_shared<FunctionLibrary>(graph.library(), devices, &resources_,
+                                                   placer_options);
     return Status::OK();
   }
 
@@ -209,6 +231,8 @@ class DirectSession : public Session {
     std::string key = StrCat(StrJoin(feeds, ","), "|", StrJoin(fetches, ","), "|",
                              StrJoin(targets, ","));
     GraphDef graph_def;
+    std::shared_ptr<FunctionLibrary> functions;
+    std::map<std::string, int> placement;
     {
       std::lock_guard<std::mutex> lock(mu_);
       GRT_RETURN_IF_ERROR(CheckOpen());
@@ -216,27 +240,25 @@ class DirectSession : public Session {
       auto it = plans_.find(key);
       if (it != plans_.end()) return it->second;
       graph_def = graph_def_;
+      functions = functions_;
+      placement = placement_;
     }
-    PlacementReport report;
     GRT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
-                         BuildPlan(graph_def, feeds, fetches, targets, &report));
+                         BuildPlan(graph_def, functions, placement, feeds, fetches, targets));
     std::lock_guard<std::mutex> lock(mu_);
     auto [it, inserted] = plans_.emplace(key, plan);
-    if (inserted) {
-      for (const PlacementDecision& d : report.decisions()) {
-        if (report_.Find(d.node) == nullptr) report_.Add(d);
-      }
-    }
     return it->second;
   }
 
   StatusOr<std::shared_ptr<const Plan>> BuildPlan(const GraphDef& graph_def,
+                                                  std::shared_ptr<FunctionLibrary> functions,
+                                                  const std::map<std::string, int>& placement,
                                                   const std::vector<std::string>& feeds,
                                                   const std::vector<std::string>& fetches,
-                                                  const std::vector<std::string>& targets,
-                                                  PlacementReport* report) {
+                                                  const std::vector<std::string>& targets) {
     GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, Graph::FromGraphDef(graph_def));
     auto plan = std::make_shared<Plan>();
+    plan->functions = std::move(functions);
     std::map<std::string, Node*> fed;  // canonical name -> its _Arg node
     for (size_t i = 0; i < feeds.size(); ++i) {
       GRT_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(feeds[i]));
@@ -331,22 +353,18 @@ class DirectSession : public Session {
                         ": graphrt cannot run this op");
       }
     }
-    std::vector<Device*> devices;
-    for (const auto& d : devices_) devices.push_back(d.get());
-    std::vector<int> assignment;
-    PlacerOptions placer_options;
-    placer_options.allow_soft_placement = options_.config.allow_soft_placement;
-    GRT_RETURN_IF_ERROR(PlaceGraph(graph.get(), devices, placer_options, &assignment, report));
-    if (options_.config.log_device_placement) {
-      std::string lines = report->LogLines();
-      std::fwrite(lines.data(), 1, lines.size(), stderr);
-    }
+    // Nodes keep the device the whole-graph placement gave them; feeds and fetches live on the
+    // client device (CPU:0).
     ExecutorOptions exec_options;
-    exec_options.devices.assign(assignment.size(), nullptr);
-    for (size_t i = 0; i < assignment.size(); ++i) {
-      if (assignment[i] >= 0) exec_options.devices[i] = devices[assignment[i]];
+    exec_options.devices.assign(static_cast<size_t>(graph->num_node_ids()), nullptr);
+    for (Node* node : graph->nodes()) {
+      auto it = placement.find(node->name());
+      Device* device = devices_[it != placement.end() ? it->second : 0].get();
+      exec_options.devices[node->id()] = device;
+      node->set_assigned_device(device->name());
     }
     exec_options.resources = &resources_;
+    exec_options.functions = plan->functions.get();
     GRT_ASSIGN_OR_RETURN(plan->executor, Executor::Create(std::move(graph), exec_options));
     return std::shared_ptr<const Plan>(plan);
   }
@@ -379,6 +397,7 @@ class DirectSession : public Session {
     int64_t timeout_ms = run_options.timeout_in_ms() > 0 ? run_options.timeout_in_ms()
                                                          : options_.config.operation_timeout_in_ms;
     if (timeout_ms > 0) run_args.deadline_micros = NowMicros() + timeout_ms * 1000;
+    step.deadline_micros = run_args.deadline_micros;
     if (options_.config.inter_op_parallelism_threads >= 0 &&
         run_options.inter_op_thread_pool() >= 0) {
       run_args.inter_op_pool = inter_op_pool_.get();
@@ -408,6 +427,8 @@ class DirectSession : public Session {
   bool closed_ = false;
   bool has_graph_ = false;
   GraphDef graph_def_;
+  std::shared_ptr<FunctionLibrary> functions_;
+  std::map<std::string, int> placement_;  // node name -> index into devices_
   std::map<std::string, std::shared_ptr<const Plan>> plans_;
   std::map<CallableHandle, Callable> callables_;
   CallableHandle next_callable_ = 1;
