@@ -1,0 +1,225 @@
+// Shared machinery of the elementwise kernels (binary math, comparisons, Select): numpy
+// broadcasting of up to three operands, and a sharded loop that hands a kernel contiguous runs.
+//
+// A BroadcastPlan drops the output's size-1 dims and merges adjacent dims that every operand
+// broadcasts the same way, so the common cases collapse to one or two dims: equal shapes and a
+// scalar operand become one run over the whole output; a row vector [n] against [m,n] becomes m
+// runs of n elements; a column [m,1] against [m,n] becomes m runs against one element each.
+// Kernels then write each run with Eigen array expressions or TransformRun loops (both
+// vectorized), and the runs are split across the device's intra-op threads.
+//
+// Kernel files include runtime/kernels/cpu/eigen_config.h before this header (and any other).
+#ifndef GRAPHRT_RUNTIME_KERNELS_CPU_CWISE_UTIL_H_
+#define GRAPHRT_RUNTIME_KERNELS_CPU_CWISE_UTIL_H_
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+#include "runtime/core/status.h"
+#include "runtime/core/tensor.h"
+#include "runtime/kernels/eigen_util.h"
+#include "runtime/kernels/kernel_registry.h"
+
+namespace graphrt {
+
+inline constexpr int kMaxBroadcastOperands = 3;
+
+class BroadcastPlan {
+ public:
+  // Numpy broadcasting of `shapes` (1 to kMaxBroadcastOperands of them). INVALID_ARGUMENT
+  // "Incompatible shapes: [2] vs. [3]" when they do not broadcast.
+  static StatusOr<BroadcastPlan> Make(const std::vector<TensorShape>& shapes);
+
+  const TensorShape& output_shape() const { return output_shape_; }
+  int64_t num_elements() const { return num_elements_; }
+  int num_operands() const { return num_operands_; }
+  // Length of the innermost collapsed dim: every run lies inside one such row.
+  int64_t row_size() const { return dims_.back(); }
+  // Whether operand i stays on one element along a run (it is broadcast on the innermost dim).
+  bool run_is_scalar(int i) const { return inner_stride_[i] == 0; }
+
+  // Calls fn(offsets, out_offset, length) for the runs that cover output elements [begin, end):
+  // output elements [out_offset, out_offset + length) read operand i from offsets[i] onwards,
+  // stepping one element at a time, or staying put when run_is_scalar(i).
+  template <typename Fn>
+  void ForEachRun(int64_t begin, int64_t end, Fn&& fn) const;
+
+ private:
+  BroadcastPlan() = default;
+
+  TensorShape output_shape_;
+  int64_t num_elements_ = 0;
+  int num_operands_ = 0;
+  // Collapsed output dims (at least one) and, per dim, each operand's stride (0 when broadcast).
+  std::vector<int64_t> dims_;
+  std::vector<std::array<int64_t, kMaxBroadcastOperands>> strides_;
+  std::array<int64_t, kMaxBroadcastOperands> inner_stride_{};
+};
+
+template <typename Fn>
+void BroadcastPlan::ForEachRun(int64_t begin, int64_t end, Fn&& fn) const {
+  if (begin >= end) return;
+  const int outer_rank = static_cast<int>(dims_.size()) - 1;
+  const int64_t row = dims_.back();
+  // An odometer over the outer dims, positioned at begin's row.
+  std::vector<int64_t> index(static_cast<size_t>(outer_rank), 0);
+  std::array<int64_t, kMaxBroadcastOperands> base{};
+  int64_t rest = begin / row;
+  for (int d = outer_rank - 1; d >= 0; --d) {
+    index[d] = rest % dims_[d];
+    rest /= dims_[d];
+    for (int i = 0; i < num_operands_; ++i) base[i] += index[d] * strides_[d][i];
+  }
+  int64_t col = begin % row;
+  std::array<int64_t, kMaxBroadcastOperands> offsets{};
+  for (int64_t pos = begin; pos < end;) {
+    const int64_t length = std::min(row - col, end - pos);
+    for (int i = 0; i < num_operands_; ++i) offsets[i] = base[i] + col * inner_stride_[i];
+    fn(offsets.data(), pos, length);
+    pos += length;
+    col = 0;
+    for (int d = outer_rank - 1; d >= 0; --d) {
+      for (int i = 0; i < num_operands_; ++i) base[i] += strides_[d][i];
+      if (++index[d] < dims_[d]) break;
+      for (int i = 0; i < num_operands_; ++i) base[i] -= dims_[d] * strides_[d][i];
+      index[d] = 0;
+    }
+  }
+}
+
+// Cost, in cycles per element, that the intra-op scheduler weighs against its start-up cost:
+// bytes moved at L2 speed plus the arithmetic. Small tensors therefore stay on one thread.
+inline int64_t ElementCost(int64_t bytes, int64_t compute_cycles) {
+  return std::max<int64_t>(1, (bytes * 11 + 63) / 64 + compute_cycles);
+}
+
+// Eigen views of a contiguous run.
+template <typename T>
+using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+// dst[i] = fn(src[i]) for i in [0, n). The loop runs in blocks of a constant length (counted
+// from 0) because GCC's default (-O2) vectorizer only takes loops whose trip count it knows, and
+// the pointers are
+// __restrict so that byte-sized stores need no aliasing checks. (dst may be src itself: each
+// element is read before it is written.)
+template <typename Dst, typename Src, typename Fn>
+inline void TransformRun(const Src* __restrict src, Dst* __restrict dst, int64_t n, Fn fn) {
+  constexpr int64_t kBlock = 32;
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    for (int64_t j = 0; j < kBlock; ++j) dst[i + j] = fn(src[i + j]);
+  }
+  for (; i < n; ++i) dst[i] = fn(src[i]);
+}
+
+// dst[i] = fn(a[i], b[i]) for i in [0, n), vectorizable as TransformRun.
+template <typename Dst, typename A, typename B, typename Fn>
+inline void TransformRun2(const A* __restrict a, const B* __restrict b, Dst* __restrict dst,
+                          int64_t n, Fn fn) {
+  constexpr int64_t kBlock = 32;
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    for (int64_t j = 0; j < kBlock; ++j) dst[i + j] = fn(a[i + j], b[i + j]);
+  }
+  for (; i < n; ++i) dst[i] = fn(a[i], b[i]);
+}
+
+// dst[0..n) = src[0..n) converted with Eigen's vectorized conversion (Eigen 3.4's Array cast is
+// scalar; its Tensor cast uses packet conversions where the pair has them, e.g. half <-> float).
+template <typename Dst, typename Src>
+void VectorCast(const Src* src, Dst* dst, int64_t n) {
+  EigenTensorMap<Dst, 1>(dst, n).device(Eigen::DefaultDevice()) =
+      ConstEigenTensorMap<Src, 1>(src, n).template cast<Dst>();
+}
+
+// Writes out[0..n) = Fn::Apply(a, b) where a and b are Eigen array expressions of length n: the
+// runs at x and y, or their first element repeated when x_scalar / y_scalar.
+// Fn::Apply is a static template returning an Eigen array expression.
+template <typename Fn, typename T, typename Out>
+inline void BinaryRun(const T* x, bool x_scalar, const T* y, bool y_scalar, Out* out, int64_t n) {
+  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  ArrayMap<Out> o(out, n);
+  // Both scalar cannot happen: some operand walks every dim a plan keeps.
+  if (x_scalar) {
+    o = Fn::Apply(Array::Constant(n, *x), ConstArrayMap<T>(y, n));
+  } else if (y_scalar) {
+    o = Fn::Apply(ConstArrayMap<T>(x, n), Array::Constant(n, *y));
+  } else {
+    o = Fn::Apply(ConstArrayMap<T>(x, n), ConstArrayMap<T>(y, n));
+  }
+}
+
+// out = Fn::Apply(x, y) with broadcasting, split across the intra-op threads.
+// REQUIRES: plan made from x's and y's shapes; out holds plan.num_elements() elements.
+template <typename Fn, typename T, typename Out>
+void BinaryBroadcast(OpKernelContext* ctx, const BroadcastPlan& plan, const T* x, const T* y,
+                     Out* out, int64_t cost_per_element) {
+  const bool x_scalar = plan.run_is_scalar(0);
+  const bool y_scalar = plan.run_is_scalar(1);
+  ctx->ParallelFor(plan.num_elements(), cost_per_element, [&](int64_t begin, int64_t end) {
+    plan.ForEachRun(begin, end, [&](const int64_t* in, int64_t pos, int64_t n) {
+      BinaryRun<Fn>(x + in[0], x_scalar, y + in[1], y_scalar, out + pos, n);
+    });
+  });
+}
+
+// The output tensor of an elementwise op: an input's buffer when it has the output's shape and
+// dtype and no other owner, else a new one.
+inline Status ElementwiseOutput(OpKernelContext* ctx, std::initializer_list<int> candidates,
+                                const TensorShape& shape, Tensor** out) {
+  for (int i : candidates) {
+    if (ctx->input(i).shape() == shape && ctx->input(i).dtype() == ctx->output_type(0) &&
+        ctx->InputIsForwardable(i)) {
+      return ctx->forward_input_or_allocate_output(i, 0, shape, out);
+    }
+  }
+  return ctx->allocate_output(0, shape, out);
+}
+
+// Base of the functors of UnaryOp that read no attrs.
+struct StatelessFn {
+  explicit StatelessFn(OpKernelConstruction*) {}
+};
+
+// y = fn.Apply(x) elementwise, where Apply maps an Eigen array expression of T to one of Out.
+// Fn is built from the OpKernelConstruction (for attrs such as LeakyRelu's alpha) and names its
+// cost in cycles per element as kCompute.
+template <typename T, typename Fn, typename Out = T>
+class UnaryOp : public OpKernel {
+ public:
+  explicit UnaryOp(OpKernelConstruction* ctx) : OpKernel(ctx), fn_(ctx) {}
+
+  Status Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    Tensor* out = nullptr;
+    GRT_RETURN_IF_ERROR(ElementwiseOutput(ctx, {0}, x.shape(), &out));
+    const T* in = x.data<T>();
+    Out* o = out->data<Out>();
+    ctx->ParallelFor(x.NumElements(), ElementCost(sizeof(T) + sizeof(Out), Fn::kCompute),
+                     [&](int64_t begin, int64_t end) {
+                       ArrayMap<Out>(o + begin, end - begin) =
+                           fn_.Apply(ConstArrayMap<T>(in + begin, end - begin));
+                     });
+    return Status::OK();
+  }
+
+ private:
+  const Fn fn_;
+};
+
+// Registers Kernel<T> for op under the constraint "T" = T, for each T of Ts.
+template <template <typename> class Kernel, typename... Ts>
+void RegisterTyped(KernelRegistry* r, const char* op) {
+  (r->Register(KernelDefBuilder(op).Device(kDeviceCpu).TypeConstraint<Ts>("T"),
+               MakeFactory<Kernel<Ts>>()),
+   ...);
+}
+
+}  // namespace graphrt
+
+#endif  // GRAPHRT_RUNTIME_KERNELS_CPU_CWISE_UTIL_H_
