@@ -1,7 +1,553 @@
+// Conv2D and DepthwiseConv2dNative.
+//
+// Conv2D is im2col + GEMM: blocks of output pixels have their receptive fields copied into rows
+// of a patch matrix ([pixels, filter_rows * filter_cols * in_depth], in the filter's HWIO order)
+// that one GEMM multiplies by the filter seen as a [filter_rows * filter_cols * in_depth,
+// out_depth] matrix. A 1x1 convolution with unit strides and no padding skips the copy: the input
+// already is that matrix. Grouped convolutions (in_depth a multiple of the filter's depth) run
+// one GEMM per group. Depthwise convolution sums, per output row, one elementwise product of
+// input and weights per filter tap (see DepthwiseConvNhwc).
+//
+// Both compute in NHWC; NCHW inputs are transposed in and out (TensorFlow's CPU kernels reject
+// NCHW; graphs exported from GPUs use it). half and bfloat16 are computed in float.
+
+// GCC 12 reports false "(may be) used uninitialized" warnings inside its own AVX-512 intrinsics
+// headers when Eigen's half/bfloat16 packet code inlines them; the pragmas must precede Eigen.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "runtime/kernels/cpu/gemm.h"
+#include "runtime/kernels/cpu/nn_util.h"
 #include "runtime/kernels/kernel_registry.h"
 
 namespace graphrt {
 
-void RegisterConvKernels(KernelRegistry* r) {}
+namespace {
+
+constexpr int kInputImage = 0;
+constexpr int kInputFilter = 1;
+constexpr int kOutput = 0;
+
+// Target size of one block of the patch matrix: large enough to keep the GEMM efficient, small
+// enough to stay in L2 while it is multiplied.
+constexpr int64_t kPatchBlockBytes = 512 * 1024;
+
+// The attrs both convolutions share, checked once at construction.
+struct ConvAttrs {
+  DataFormat format = DataFormat::kNHWC;
+  Padding padding = Padding::kValid;
+  std::vector<int64_t> strides, dilations, explicit_paddings;
+  // Dims of H, W and C in the node's format.
+  int h = 1, w = 2, c = 3;
+
+  Status Parse(const OpKernelConstruction& ctx) {
+    std::string format_name, padding_name;
+    GRT_RETURN_IF_ERROR(ctx.GetAttr("data_format", &format_name));
+    GRT_RETURN_IF_ERROR(ParseDataFormat(format_name, &format));
+    if (format == DataFormat::kNCHW) {
+      c = 1;
+      h = 2;
+      w = 3;
+    }
+    GRT_RETURN_IF_ERROR(ctx.GetAttr("padding", &padding_name));
+    GRT_RETURN_IF_ERROR(ParsePadding(padding_name, &padding));
+    GRT_RETURN_IF_ERROR(ctx.GetAttr("strides", &strides));
+    dilations = {1, 1, 1, 1};
+    GRT_RETURN_IF_ERROR(GetNodeAttrOr(ctx.def(), "dilations", &dilations));
+    GRT_RETURN_IF_ERROR(GetNodeAttrOr(ctx.def(), "explicit_paddings", &explicit_paddings));
+    if (strides.size() != 4) {
+      return InvalidArgument("Sliding window strides field must specify 4 dimensions");
+    }
+    if (dilations.size() != 4) {
+      return InvalidArgument("Sliding window dilations field must specify 4 dimensions");
+    }
+    if (strides[0] != 1 || strides[c] != 1) {
+      return Unimplemented(
+          "Current implementation does not yet support strides in the batch and depth "
+          "dimensions.");
+    }
+    if (strides[h] <= 0 || strides[w] <= 0) {
+      return InvalidArgument("Row and column strides should be larger than 0.");
+    }
+    if (dilations[0] != 1 || dilations[c] != 1) {
+      return Unimplemented(
+          "Current implementation does not yet support dilations in the batch and depth "
+          "dimensions.");
+    }
+    if (dilations[h] <= 0 || dilations[w] <= 0) {
+      return InvalidArgument("Dilated rates should be larger than 0.");
+    }
+    if (padding == Padding::kExplicit) {
+      if (explicit_paddings.size() != 8) {
+        return InvalidArgument("explicit_paddings attribute must contain 8 values, but got: ",
+                               explicit_paddings.size());
+      }
+      for (int64_t p : explicit_paddings) {
+        if (p < 0) return InvalidArgument("All elements of explicit_paddings must be nonnegative");
+      }
+      if (explicit_paddings[0] != 0 || explicit_paddings[1] != 0 || explicit_paddings[2 * c] != 0 ||
+          explicit_paddings[2 * c + 1] != 0) {
+        return InvalidArgument(
+            "Nonzero explicit padding in the batch or depth dimensions is not supported");
+      }
+    } else if (!explicit_paddings.empty()) {
+      return InvalidArgument(
+          "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT");
+    }
+    return Status::OK();
+  }
+
+  // The window geometry for an input of `shape` (in the node's format) and a filter of
+  // filter_rows x filter_cols.
+  Status Geometry(const TensorShape& shape, int64_t filter_rows, int64_t filter_cols,
+                  Window2D* g) const {
+    g->batch = shape.dim_size(0);
+    g->in_rows = shape.dim_size(h);
+    g->in_cols = shape.dim_size(w);
+    g->depth = shape.dim_size(c);
+    g->window_rows = filter_rows;
+    g->window_cols = filter_cols;
+    g->stride_rows = strides[h];
+    g->stride_cols = strides[w];
+    g->dilation_rows = dilations[h];
+    g->dilation_cols = dilations[w];
+    const bool is_explicit = padding == Padding::kExplicit;
+    WindowDim rows, cols;
+    GRT_RETURN_IF_ERROR(ComputeWindowDim(g->in_rows, filter_rows, g->dilation_rows, g->stride_rows,
+                                         padding, is_explicit ? explicit_paddings[2 * h] : 0,
+                                         is_explicit ? explicit_paddings[2 * h + 1] : 0, &rows));
+    GRT_RETURN_IF_ERROR(ComputeWindowDim(g->in_cols, filter_cols, g->dilation_cols, g->stride_cols,
+                                         padding, is_explicit ? explicit_paddings[2 * w] : 0,
+                                         is_explicit ? explicit_paddings[2 * w + 1] : 0, &cols));
+    g->out_rows = rows.output;
+    g->out_cols = cols.output;
+    g->pad_top = rows.pad_before;
+    g->pad_left = cols.pad_before;
+    return Status::OK();
+  }
+
+  // The output shape in the node's format.
+  TensorShape OutputShape(const Window2D& g, int64_t out_depth) const {
+    if (format == DataFormat::kNCHW) {
+      return TensorShape({g.batch, out_depth, g.out_rows, g.out_cols});
+    }
+    return TensorShape({g.batch, g.out_rows, g.out_cols, out_depth});
+  }
+};
+
+// Runs `compute` (which works in NHWC on ComputeType<T> buffers) for an input in either format,
+// converting types and layouts on the way in and out. `out` has the node's format.
+template <typename T, typename ComputeFn>
+Status RunInNhwc(OpKernelContext* ctx, const ConvAttrs& attrs, const Window2D& g, int64_t out_depth,
+                 const Tensor& input, const Tensor& filter, Tensor* out, ComputeFn compute) {
+  using C = ComputeType<T>;
+  GRT_ASSIGN_OR_RETURN(Tensor in_c, ToComputeType<T>(ctx, input));
+  GRT_ASSIGN_OR_RETURN(Tensor filter_c, ToComputeType<T>(ctx, filter));
+  const bool nchw = attrs.format == DataFormat::kNCHW;
+  const TensorShape nhwc_out({g.batch, g.out_rows, g.out_cols, out_depth});
+  if (nchw) {
+    GRT_ASSIGN_OR_RETURN(Tensor in_nhwc,
+                         Tensor::Allocate(DataTypeToEnum<C>::value,
+                                          TensorShape({g.batch, g.in_rows, g.in_cols, g.depth})));
+    TransposeInnerMatrices<C>(ctx, in_c.data<C>(), g.batch, g.depth, g.in_rows * g.in_cols,
+                              in_nhwc.data<C>());
+    in_c = in_nhwc;
+  }
+  // Where the NHWC result goes: straight into `out` when nothing is left to convert.
+  Tensor result = *out;
+  if (nchw || !std::is_same<T, C>::value) {
+    GRT_ASSIGN_OR_RETURN(result, Tensor::Allocate(DataTypeToEnum<C>::value, nhwc_out));
+  }
+  compute(in_c.data<C>(), filter_c.data<C>(), result.data<C>());
+  if (nchw) {
+    if constexpr (std::is_same<T, C>::value) {
+      TransposeInnerMatrices<C>(ctx, result.data<C>(), g.batch, g.out_rows * g.out_cols, out_depth,
+                                out->data<T>());
+    } else {
+      GRT_ASSIGN_OR_RETURN(Tensor nchw_c, Tensor::Allocate(DataTypeToEnum<C>::value, out->shape()));
+      TransposeInnerMatrices<C>(ctx, result.data<C>(), g.batch, g.out_rows * g.out_cols, out_depth,
+                                nchw_c.data<C>());
+      ConvertElements<C, T>(ctx, nchw_c.data<C>(), nchw_c.NumElements(), out->data<T>());
+    }
+  } else if (!std::is_same<T, C>::value) {
+    ConvertElements<C, T>(ctx, result.data<C>(), result.NumElements(), out->data<T>());
+  }
+  return Status::OK();
+}
+
+// Copies the receptive fields of output pixels [first, first + count) for channels
+// [channel0, channel0 + patch_depth) into rows of `patches` (zeros where the window hangs over
+// the padding).
+template <typename C>
+void Im2Col(const C* in, const Window2D& g, int64_t channel0, int64_t patch_depth, int64_t first,
+            int64_t count, C* patches) {
+  const int64_t row_len = g.window_cols * patch_depth;
+  const bool contiguous_row = g.dilation_cols == 1 && patch_depth == g.depth;
+  const int64_t pixels_per_image = g.out_rows * g.out_cols;
+  for (int64_t p = first; p < first + count; ++p) {
+    const int64_t n = p / pixels_per_image;
+    const int64_t oh = (p % pixels_per_image) / g.out_cols;
+    const int64_t ow = p % g.out_cols;
+    const int64_t ih0 = oh * g.stride_rows - g.pad_top;
+    const int64_t iw0 = ow * g.stride_cols - g.pad_left;
+    C* dst = patches + (p - first) * g.window_rows * row_len;
+    for (int64_t kh = 0; kh < g.window_rows; ++kh, dst += row_len) {
+      const int64_t ih = ih0 + kh * g.dilation_rows;
+      if (ih < 0 || ih >= g.in_rows) {
+        std::fill(dst, dst + row_len, C(0));
+        continue;
+      }
+      const C* src_row = in + (n * g.in_rows + ih) * g.in_cols * g.depth + channel0;
+      if (contiguous_row && iw0 >= 0 && iw0 + g.window_cols <= g.in_cols) {
+        std::memcpy(dst, src_row + iw0 * g.depth, row_len * sizeof(C));
+        continue;
+      }
+      for (int64_t kw = 0; kw < g.window_cols; ++kw) {
+        const int64_t iw = iw0 + kw * g.dilation_cols;
+        C* d = dst + kw * patch_depth;
+        if (iw < 0 || iw >= g.in_cols) {
+          std::fill(d, d + patch_depth, C(0));
+        } else {
+          std::memcpy(d, src_row + iw * g.depth, patch_depth * sizeof(C));
+        }
+      }
+    }
+  }
+}
+
+// out[N*OH*OW, out_depth] = conv(in NHWC, filter HWIO) in compute type C.
+template <typename C>
+void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth, int64_t out_depth,
+              const C* in, const C* filter, C* out) {
+  const int64_t groups = g.depth / patch_depth;
+  const int64_t group_out = out_depth / groups;
+  const int64_t pixels = g.batch * g.out_rows * g.out_cols;
+  const int64_t patch_len = g.window_rows * g.window_cols * patch_depth;
+
+  const bool pointwise = g.window_rows == 1 && g.window_cols == 1 && g.stride_rows == 1 &&
+                         g.stride_cols == 1 && g.pad_top == 0 && g.pad_left == 0 &&
+                         g.out_rows == g.in_rows && g.out_cols == g.in_cols;
+  if (pointwise) {
+    for (int64_t grp = 0; grp < groups; ++grp) {
+      Gemm<C>(ctx, {in + grp * patch_depth, pixels, patch_depth, g.depth}, false,
+              {filter + grp * group_out, patch_depth, group_out, out_depth}, false,
+              {out + grp * group_out, pixels, group_out, out_depth});
+    }
+    return;
+  }
+
+  int64_t block = std::max<int64_t>(8, kPatchBlockBytes / (patch_len * sizeof(C)));
+  block = std::min(block, pixels);
+  const int64_t blocks = (pixels + block - 1) / block;
+  const int threads = ctx->device()->intra_op_threads();
+  auto run_block = [&](int64_t b, C* patches, bool parallel_gemm) {
+    const int64_t first = b * block;
+    const int64_t count = std::min(block, pixels - first);
+    for (int64_t grp = 0; grp < groups; ++grp) {
+      Im2Col<C>(in, g, grp * patch_depth, patch_depth, first, count, patches);
+      MatrixRef<const C> a{patches, count, patch_len, patch_len};
+      MatrixRef<const C> f{filter + grp * group_out, patch_len, group_out, out_depth};
+      MatrixRef<C> o{out + first * out_depth + grp * group_out, count, group_out, out_depth};
+      if (parallel_gemm) {
+        Gemm<C>(ctx, a, false, f, false, o);
+      } else {
+        GemmOnThisThread<C>(a, false, f, false, o);
+      }
+    }
+  };
+  if (blocks < 2 * threads) {
+    // Too few blocks to share out: let each GEMM use the threads instead.
+    std::unique_ptr<C[]> patches(new C[block * patch_len]);
+    for (int64_t b = 0; b < blocks; ++b) run_block(b, patches.get(), true);
+    return;
+  }
+  ctx->ParallelFor(blocks, block * patch_len * group_out * groups,
+                   [&](int64_t first, int64_t last) {
+                     std::unique_ptr<C[]> patches(new C[block * patch_len]);
+                     for (int64_t b = first; b < last; ++b) run_block(b, patches.get(), false);
+                   });
+}
+
+template <typename T>
+class Conv2DOp : public OpKernel {
+ public:
+  explicit Conv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    GRT_CONSTRUCT_OK(ctx, attrs_.Parse(*ctx));
+  }
+
+  Status Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(kInputImage);
+    const Tensor& filter = ctx->input(kInputFilter);
+    if (input.dims() != 4) {
+      return InvalidArgument("convolution input must be 4-dimensional: ",
+                             input.shape().DebugString());
+    }
+    if (filter.dims() != 4) {
+      return InvalidArgument("convolution filter must be 4-dimensional: ",
+                             filter.shape().DebugString());
+    }
+    const int64_t in_depth = input.dim_size(attrs_.c);
+    const int64_t patch_depth = filter.dim_size(2);
+    const int64_t out_depth = filter.dim_size(3);
+    if (patch_depth <= 0) {
+      return InvalidArgument("filter depth must be stricly positive, got ", patch_depth);
+    }
+    if (in_depth % patch_depth != 0) {
+      return InvalidArgument("input depth must be evenly divisible by filter depth: ", in_depth,
+                             " vs ", patch_depth);
+    }
+    // An input without channels sums nothing: zeros, as TensorFlow gives.
+    const int64_t groups = std::max<int64_t>(1, in_depth / patch_depth);
+    if (out_depth % groups != 0) {
+      return InvalidArgument(
+          "output depth must be evenly divisible by number of groups: ", out_depth, " vs ", groups);
+    }
+    if (filter.dim_size(0) == 0 || filter.dim_size(1) == 0) {
+      return InvalidArgument(
+          "filter must not have zero elements (i.e. all dimensions must be non-zero)");
+    }
+    Window2D g;
+    GRT_RETURN_IF_ERROR(attrs_.Geometry(input.shape(), filter.dim_size(0), filter.dim_size(1), &g));
+    Tensor* out = nullptr;
+    GRT_RETURN_IF_ERROR(ctx->allocate_output(kOutput, attrs_.OutputShape(g, out_depth), &out));
+    if (out->NumElements() == 0) return Status::OK();
+    if (in_depth == 0) {
+      std::fill(out->data<T>(), out->data<T>() + out->NumElements(), T(0));
+      return Status::OK();
+    }
+    using C = ComputeType<T>;
+    return RunInNhwc<T>(ctx, attrs_, g, out_depth, input, filter, out,
+                        [&](const C* in, const C* f, C* o) {
+                          ConvNhwc<C>(ctx, g, patch_depth, out_depth, in, f, o);
+                        });
+  }
+
+ private:
+  ConvAttrs attrs_;
+};
+
+// Output stretches that AccumulateTaps keeps in registers: four packets.
+template <typename C>
+constexpr int64_t kTapChunk = 4 * Eigen::internal::packet_traits<C>::size;
+
+// out[i] = sum over taps t of srcs[t][i] * weights[t][i % period], for i in [0, len): all taps
+// of a stretch of outputs accumulate in registers before one store.
+// REQUIRES: period is a multiple of kTapChunk<C>.
+template <typename C>
+void AccumulateTaps(const C* const* srcs, const C* const* weights, int64_t taps, int64_t len,
+                    int64_t period, C* out) {
+  using Packet = typename Eigen::internal::packet_traits<C>::type;
+  constexpr int64_t kLanes = Eigen::internal::packet_traits<C>::size;
+  using Eigen::internal::ploadu;
+  using Eigen::internal::pmadd;
+  int64_t x = 0;
+  for (; x + kTapChunk<C> <= len; x += kTapChunk<C>) {
+    const int64_t phase = x % period;
+    Packet a0 = Eigen::internal::pset1<Packet>(C(0)), a1 = a0, a2 = a0, a3 = a0;
+    for (int64_t t = 0; t < taps; ++t) {
+      const C* s = srcs[t] + x;
+      const C* w = weights[t] + phase;
+      a0 = pmadd(ploadu<Packet>(s), ploadu<Packet>(w), a0);
+      a1 = pmadd(ploadu<Packet>(s + kLanes), ploadu<Packet>(w + kLanes), a1);
+      a2 = pmadd(ploadu<Packet>(s + 2 * kLanes), ploadu<Packet>(w + 2 * kLanes), a2);
+      a3 = pmadd(ploadu<Packet>(s + 3 * kLanes), ploadu<Packet>(w + 3 * kLanes), a3);
+    }
+    Eigen::internal::pstoreu(out + x, a0);
+    Eigen::internal::pstoreu(out + x + kLanes, a1);
+    Eigen::internal::pstoreu(out + x + 2 * kLanes, a2);
+    Eigen::internal::pstoreu(out + x + 3 * kLanes, a3);
+  }
+  for (; x < len; ++x) {
+    C sum = 0;
+    for (int64_t t = 0; t < taps; ++t) sum += srcs[t][x] * weights[t][x % period];
+    out[x] = sum;
+  }
+}
+
+// out[N, OH, OW, depth * multiplier] in compute type C; output channel c * multiplier + m reads
+// input channel c.
+//
+// Each output row is a sum over filter taps of elementwise products (AccumulateTaps) of a
+// contiguous run of input values and the tap's weights, tiled to a period that is a multiple of
+// both out_depth and AccumulateTaps' chunk. With unit column stride and multiplier 1 the input
+// rows are those runs, for every output column whose window lies inside the image (the few at
+// the edges are done pixel by pixel). Otherwise the input is first rearranged so that they are:
+// columns padded with zeros, each channel repeated `multiplier` times, and the columns split by
+// phase modulo the column stride ([N, H, stride, ceil(padded_cols / stride), out_depth]).
+template <typename C>
+void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t multiplier,
+                       const C* in, const C* filter, C* out) {
+  using Vector = Eigen::Array<C, Eigen::Dynamic, 1>;
+  const int64_t out_depth = g.depth * multiplier;
+  const int64_t row_len = g.out_cols * out_depth;
+  const int64_t taps = g.window_rows * g.window_cols;
+  const int64_t stride = g.stride_cols;
+  const bool unit = multiplier == 1 && stride == 1;
+
+  // The rearranged input, unless `unit`.
+  const int64_t padded_cols =
+      std::max(g.pad_left + g.in_cols,
+               (g.out_cols - 1) * stride + (g.window_cols - 1) * g.dilation_cols + 1);
+  const int64_t phase_len = (padded_cols + stride - 1) / stride * out_depth;
+  std::unique_ptr<C[]> arranged;
+  if (!unit) {
+    const int64_t rows = g.batch * g.in_rows;
+    arranged.reset(new C[rows * stride * phase_len]);
+    ctx->ParallelFor(rows, stride * phase_len, [&](int64_t first, int64_t last) {
+      for (int64_t r = first; r < last; ++r) {
+        C* dst = arranged.get() + r * stride * phase_len;
+        std::fill(dst, dst + stride * phase_len, C(0));
+        const C* src_row = in + r * g.in_cols * g.depth;
+        for (int64_t iw = 0; iw < g.in_cols; ++iw) {
+          const int64_t col = iw + g.pad_left;
+          C* d = dst + (col % stride) * phase_len + (col / stride) * out_depth;
+          const C* pixel = src_row + iw * g.depth;
+          if (multiplier == 1) {
+            std::copy(pixel, pixel + g.depth, d);
+            continue;
+          }
+          for (int64_t ch = 0; ch < g.depth; ++ch) {
+            std::fill(d + ch * multiplier, d + (ch + 1) * multiplier, pixel[ch]);
+          }
+        }
+      }
+    });
+  }
+
+  // tiled[tap][i] = filter[tap][i % out_depth] for i in [0, period).
+  int64_t period = kTapChunk<C>;
+  while (period % out_depth != 0) period += kTapChunk<C>;
+  std::unique_ptr<C[]> tiled(new C[taps * period]);
+  for (int64_t t = 0; t < taps; ++t) {
+    for (int64_t i = 0; i < period; ++i) {
+      tiled[t * period + i] = filter[t * out_depth + i % out_depth];
+    }
+  }
+  // With `unit`, the output columns whose whole window lies inside the image: [inner0, inner1).
+  const int64_t reach = (g.window_cols - 1) * g.dilation_cols;
+  const int64_t inner0 = std::min(g.out_cols, g.pad_left);
+  const int64_t inner1 = std::max(inner0, std::min(g.out_cols, g.in_cols - reach + g.pad_left));
+
+  ctx->ParallelFor(g.batch * g.out_rows, row_len * taps, [&](int64_t first, int64_t last) {
+    std::vector<const C*> srcs(taps), weights(taps);
+    for (int64_t row = first; row < last; ++row) {
+      const int64_t n = row / g.out_rows, oh = row % g.out_rows;
+      C* out_row = out + row * row_len;
+      int64_t used = 0;
+      for (int64_t kh = 0; kh < g.window_rows; ++kh) {
+        const int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
+        if (ih < 0 || ih >= g.in_rows) continue;
+        for (int64_t kw = 0; kw < g.window_cols; ++kw) {
+          const int64_t offset = kw * g.dilation_cols;  // padded column read by output 0
+          if (unit) {
+            srcs[used] =
+                in + ((n * g.in_rows + ih) * g.in_cols + inner0 - g.pad_left + offset) * g.depth;
+          } else {
+            srcs[used] = arranged.get() + (n * g.in_rows + ih) * stride * phase_len +
+                         (offset % stride) * phase_len + (offset / stride) * out_depth;
+          }
+          weights[used] = tiled.get() + (kh * g.window_cols + kw) * period;
+          ++used;
+        }
+      }
+      if (!unit) {
+        AccumulateTaps<C>(srcs.data(), weights.data(), used, row_len, period, out_row);
+        continue;
+      }
+      AccumulateTaps<C>(srcs.data(), weights.data(), used, (inner1 - inner0) * out_depth, period,
+                        out_row + inner0 * out_depth);
+      // The edge columns, whose windows hang over the padding.
+      for (int64_t ow = 0; ow < g.out_cols; ++ow) {
+        if (ow == inner0) ow = inner1;
+        if (ow >= g.out_cols) break;
+        Eigen::Map<Vector> acc(out_row + ow * out_depth, out_depth);
+        acc.setZero();
+        for (int64_t kh = 0; kh < g.window_rows; ++kh) {
+          const int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
+          if (ih < 0 || ih >= g.in_rows) continue;
+          for (int64_t kw = 0; kw < g.window_cols; ++kw) {
+            const int64_t iw = ow - g.pad_left + kw * g.dilation_cols;
+            if (iw < 0 || iw >= g.in_cols) continue;
+            acc +=
+                Eigen::Map<const Vector>(in + ((n * g.in_rows + ih) * g.in_cols + iw) * g.depth,
+                                         g.depth) *
+                Eigen::Map<const Vector>(filter + (kh * g.window_cols + kw) * out_depth, g.depth);
+          }
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+class DepthwiseConv2dNativeOp : public OpKernel {
+ public:
+  explicit DepthwiseConv2dNativeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    GRT_CONSTRUCT_OK(ctx, attrs_.Parse(*ctx));
+  }
+
+  Status Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(kInputImage);
+    const Tensor& filter = ctx->input(kInputFilter);
+    if (input.dims() != 4) {
+      return InvalidArgument("input must be 4-dimensional", input.shape().DebugString());
+    }
+    if (filter.dims() != 4) {
+      return InvalidArgument("filter must be 4-dimensional: ", filter.shape().DebugString());
+    }
+    const int64_t in_depth = input.dim_size(attrs_.c);
+    if (in_depth != filter.dim_size(2)) {
+      return InvalidArgument("input and filter must have the same depth: ", in_depth, " vs ",
+                             filter.dim_size(2));
+    }
+    const int64_t multiplier = filter.dim_size(3);
+    Window2D g;
+    GRT_RETURN_IF_ERROR(attrs_.Geometry(input.shape(), filter.dim_size(0), filter.dim_size(1), &g));
+    Tensor* out = nullptr;
+    GRT_RETURN_IF_ERROR(
+        ctx->allocate_output(kOutput, attrs_.OutputShape(g, in_depth * multiplier), &out));
+    if (out->NumElements() == 0) return Status::OK();
+    using C = ComputeType<T>;
+    return RunInNhwc<T>(
+        ctx, attrs_, g, in_depth * multiplier, input, filter, out,
+        [&](const C* in, const C* f, C* o) { DepthwiseConvNhwc<C>(ctx, g, multiplier, in, f, o); });
+  }
+
+ private:
+  ConvAttrs attrs_;
+};
+
+template <typename T>
+void RegisterConv2D(KernelRegistry* r) {
+  r->Register(KernelDefBuilder("Conv2D").Device(kDeviceCpu).TypeConstraint<T>("T"),
+              MakeFactory<Conv2DOp<T>>());
+}
+
+template <typename T>
+void RegisterDepthwise(KernelRegistry* r) {
+  r->Register(KernelDefBuilder("DepthwiseConv2dNative").Device(kDeviceCpu).TypeConstraint<T>("T"),
+              MakeFactory<DepthwiseConv2dNativeOp<T>>());
+}
+
+}  // namespace
+
+void RegisterConvKernels(KernelRegistry* r) {
+  // TensorFlow's CPU kernels: Conv2D for half, bfloat16, float, double, int32;
+  // DepthwiseConv2dNative for the floating types.
+  RegisterConv2D<float>(r);
+  RegisterConv2D<double>(r);
+  RegisterConv2D<half>(r);
+  RegisterConv2D<bfloat16>(r);
+  RegisterConv2D<int32_t>(r);
+  RegisterDepthwise<float>(r);
+  RegisterDepthwise<double>(r);
+  RegisterDepthwise<half>(r);
+  RegisterDepthwise<bfloat16>(r);
+}
 
 }  // namespace graphrt

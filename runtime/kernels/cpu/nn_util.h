@@ -1,0 +1,195 @@
+// Helpers shared by the nn kernels (convolution, pooling, batch norm, resize): the sliding-window
+// geometry of TensorFlow's SAME / VALID / EXPLICIT padding, data formats and the NCHW <-> NHWC
+// transposes, and the float working copies that half and bfloat16 are computed through.
+#ifndef GRAPHRT_RUNTIME_KERNELS_CPU_NN_UTIL_H_
+#define GRAPHRT_RUNTIME_KERNELS_CPU_NN_UTIL_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/core/status.h"
+#include "runtime/core/tensor.h"
+#include "runtime/kernels/eigen_util.h"
+#include "runtime/kernels/op_kernel.h"
+
+namespace graphrt {
+
+enum class Padding { kValid, kSame, kExplicit };
+
+inline Status ParsePadding(const std::string& text, Padding* padding) {
+  if (text == "VALID") {
+    *padding = Padding::kValid;
+  } else if (text == "SAME") {
+    *padding = Padding::kSame;
+  } else if (text == "EXPLICIT") {
+    *padding = Padding::kExplicit;
+  } else {
+    return InvalidArgument("Unknown padding type: ", text);
+  }
+  return Status::OK();
+}
+
+enum class DataFormat { kNHWC, kNCHW };
+
+inline Status ParseDataFormat(const std::string& text, DataFormat* format) {
+  if (text == "NHWC") {
+    *format = DataFormat::kNHWC;
+  } else if (text == "NCHW") {
+    *format = DataFormat::kNCHW;
+  } else {
+    return InvalidArgument("Invalid data format: ", text);
+  }
+  return Status::OK();
+}
+
+// One spatial dimension of a sliding window: its output size and the padding before and after.
+struct WindowDim {
+  int64_t output = 0;
+  int64_t pad_before = 0;
+  int64_t pad_after = 0;
+};
+
+// TensorFlow's GetWindowedOutputSize: VALID pads nothing; SAME gives ceil(input / stride) outputs
+// with the padding split evenly, any odd element after; EXPLICIT takes the given paddings.
+inline Status ComputeWindowDim(int64_t input, int64_t window, int64_t dilation, int64_t stride,
+                               Padding padding, int64_t explicit_before, int64_t explicit_after,
+                               WindowDim* dim) {
+  if (stride <= 0) return InvalidArgument("Stride must be > 0, but got ", stride);
+  if (dilation < 1) return InvalidArgument("Dilation rate must be >= 1, but got ", dilation);
+  // Bounds that keep every index computation below far from int64 overflow.
+  constexpr int64_t kLimit = int64_t{1} << 31;
+  if (input >= kLimit || window >= kLimit || dilation >= kLimit || stride >= kLimit ||
+      explicit_before >= kLimit || explicit_after >= kLimit) {
+    return InvalidArgument("Sliding window too large: input ", input, ", window ", window,
+                           ", dilation ", dilation, ", stride ", stride, ", padding ",
+                           explicit_before, "/", explicit_after);
+  }
+  const int64_t effective = (window - 1) * dilation + 1;
+  switch (padding) {
+    case Padding::kValid:
+      dim->output = (input - effective + stride) / stride;
+      dim->pad_before = dim->pad_after = 0;
+      break;
+    case Padding::kSame: {
+      dim->output = (input + stride - 1) / stride;
+      const int64_t needed = std::max<int64_t>(0, (dim->output - 1) * stride + effective - input);
+      dim->pad_before = needed / 2;
+      dim->pad_after = needed - dim->pad_before;
+      break;
+    }
+    case Padding::kExplicit:
+      dim->output = (input + explicit_before + explicit_after - effective + stride) / stride;
+      dim->pad_before = explicit_before;
+      dim->pad_after = explicit_after;
+      break;
+  }
+  if (dim->output < 0) {
+    return InvalidArgument("Computed output size would be negative: ", dim->output,
+                           " [input_size: ", input, ", effective_filter_size: ", effective,
+                           ", stride: ", stride, "]");
+  }
+  return Status::OK();
+}
+
+// The geometry of a 2-D sliding window over an NHWC batch.
+struct Window2D {
+  int64_t batch = 0, in_rows = 0, in_cols = 0, depth = 0;
+  int64_t window_rows = 1, window_cols = 1;
+  int64_t stride_rows = 1, stride_cols = 1;
+  int64_t dilation_rows = 1, dilation_cols = 1;
+  int64_t out_rows = 0, out_cols = 0;
+  int64_t pad_top = 0, pad_left = 0;
+};
+
+// The element type kernels compute in: float for half and bfloat16, the type itself otherwise.
+template <typename T>
+struct ComputeTypeOf {
+  using type = T;
+};
+template <>
+struct ComputeTypeOf<half> {
+  using type = float;
+};
+template <>
+struct ComputeTypeOf<bfloat16> {
+  using type = float;
+};
+template <typename T>
+using ComputeType = typename ComputeTypeOf<T>::type;
+
+template <typename T>
+inline constexpr bool kIsReducedFloat =
+    std::is_same<T, half>::value || std::is_same<T, bfloat16>::value;
+
+// Converts n elements on the intra-op threads (round to nearest even when narrowing).
+template <typename From, typename To>
+void ConvertElements(const OpKernelContext* ctx, const From* in, int64_t n, To* out) {
+  if (n <= 0) return;
+  EigenTensorMap<To, 1> dst(out, n);
+  dst.device(ctx->eigen_cpu_device()) = ConstEigenTensorMap<From, 1>(in, n).template cast<To>();
+}
+
+// `t` (of type From) as a tensor of To: t itself when the types agree, else a converted copy.
+template <typename From, typename To>
+StatusOr<Tensor> ConvertTensor(const OpKernelContext* ctx, const Tensor& t) {
+  if constexpr (std::is_same<From, To>::value) {
+    return t;
+  } else {
+    GRT_ASSIGN_OR_RETURN(Tensor converted, Tensor::Allocate(DataTypeToEnum<To>::value, t.shape()));
+    ConvertElements<From, To>(ctx, t.data<From>(), t.NumElements(), converted.data<To>());
+    return converted;
+  }
+}
+
+// `t` as a tensor of ComputeType<T>: t itself, or a float copy for half and bfloat16.
+template <typename T>
+StatusOr<Tensor> ToComputeType(const OpKernelContext* ctx, const Tensor& t) {
+  return ConvertTensor<T, ComputeType<T>>(ctx, t);
+}
+
+// Transposes each of `outer` row-major [rows, cols] matrices into [cols, rows]: NCHW -> NHWC is
+// (N, C, H*W), NHWC -> NCHW is (N, H*W, C).
+template <typename T>
+void TransposeInnerMatrices(const OpKernelContext* ctx, const T* in, int64_t outer, int64_t rows,
+                            int64_t cols, T* out) {
+  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const int64_t plane = rows * cols;
+  if (plane == 0 || outer == 0) return;
+  // Split over matrices, and within a matrix over bands of its output rows.
+  const int64_t band = std::max<int64_t>(1, std::min<int64_t>(cols, (int64_t{1} << 14) / rows));
+  const int64_t bands = (cols + band - 1) / band;
+  ctx->ParallelFor(outer * bands, band * rows * 2, [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) {
+      const int64_t m = i / bands, c0 = (i % bands) * band;
+      const int64_t width = std::min(band, cols - c0);
+      Eigen::Map<const Matrix, Eigen::Unaligned, Eigen::OuterStride<>> src(
+          in + m * plane + c0, rows, width, Eigen::OuterStride<>(cols));
+      Eigen::Map<Matrix> dst(out + m * plane + c0 * rows, width, rows);
+      dst = src.transpose();
+    }
+  });
+}
+
+// An NHWC copy of the NCHW tensor `nchw`.
+template <typename T>
+StatusOr<Tensor> NchwToNhwc(const OpKernelContext* ctx, const Tensor& nchw) {
+  const int64_t n = nchw.dim_size(0), c = nchw.dim_size(1);
+  const int64_t h = nchw.dim_size(2), w = nchw.dim_size(3);
+  GRT_ASSIGN_OR_RETURN(Tensor nhwc, Tensor::Allocate(nchw.dtype(), TensorShape({n, h, w, c})));
+  TransposeInnerMatrices<T>(ctx, nchw.data<T>(), n, c, h * w, nhwc.data<T>());
+  return nhwc;
+}
+
+// Writes the NHWC tensor `nhwc` into `nchw`, allocated with the matching NCHW shape.
+template <typename T>
+void NhwcToNchw(const OpKernelContext* ctx, const Tensor& nhwc, Tensor* nchw) {
+  TransposeInnerMatrices<T>(ctx, nhwc.data<T>(), nhwc.dim_size(0),
+                            nhwc.dim_size(1) * nhwc.dim_size(2), nhwc.dim_size(3), nchw->data<T>());
+}
+
+}  // namespace graphrt
+
+#endif  // GRAPHRT_RUNTIME_KERNELS_CPU_NN_UTIL_H_
