@@ -30,6 +30,7 @@ KernelRegistry* KernelRegistry::Global() {
     RegisterTensorArrayKernels(r);
     RegisterTensorListKernels(r);
     RegisterAssertAndSequenceKernels(r);
+    RegisterVariableKernels(r);
     return r;
   }();
   return registry;

@@ -129,6 +129,7 @@ void RegisterFunctionalKernels(KernelRegistry* r);
 void RegisterTensorArrayKernels(KernelRegistry* r);
 void RegisterTensorListKernels(KernelRegistry* r);
 void RegisterAssertAndSequenceKernels(KernelRegistry* r);
+void RegisterVariableKernels(KernelRegistry* r);
 
 }  // namespace graphrt
 

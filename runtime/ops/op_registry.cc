@@ -237,6 +237,7 @@ OpRegistry* OpRegistry::Global() {
     RegisterRandomOps(r);
     RegisterFunctionalOps(r);
     RegisterDataFlowOps(r);
+    RegisterStateOps(r);
     return r;
   }();
   return registry;
