@@ -31,6 +31,7 @@ KernelRegistry* KernelRegistry::Global() {
     RegisterTensorListKernels(r);
     RegisterAssertAndSequenceKernels(r);
     RegisterVariableKernels(r);
+    RegisterSaveRestoreKernels(r);
     return r;
   }();
   return registry;

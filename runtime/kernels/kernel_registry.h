@@ -130,6 +130,7 @@ void RegisterTensorArrayKernels(KernelRegistry* r);
 void RegisterTensorListKernels(KernelRegistry* r);
 void RegisterAssertAndSequenceKernels(KernelRegistry* r);
 void RegisterVariableKernels(KernelRegistry* r);
+void RegisterSaveRestoreKernels(KernelRegistry* r);
 
 }  // namespace graphrt
 

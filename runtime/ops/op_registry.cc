@@ -238,6 +238,7 @@ OpRegistry* OpRegistry::Global() {
     RegisterFunctionalOps(r);
     RegisterDataFlowOps(r);
     RegisterStateOps(r);
+    RegisterIoOps(r);
     return r;
   }();
   return registry;
