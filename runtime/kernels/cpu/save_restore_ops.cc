@@ -36,7 +36,7 @@ class RestoreV2Op : public OpKernel {
     for (int64_t i = 0; i < n; ++i) {
       const std::string& key = ctx->input(1).data<std::string>()[i];
       const std::string& spec = ctx->input(2).data<std::string>()[i];
-      StatusOr<Tensor> t;
+      StatusOr<Tensor> t = Internal("unread");
       if (spec.empty()) {
         t = reader->Read(key);
       } else {
@@ -148,7 +148,7 @@ class ShardedFilespecOp : public OpKernel {
   explicit ShardedFilespecOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
   Status Compute(OpKernelContext* ctx) override {
     char suffix[64];
-    std::snprintf(suffix, sizeof(suffix), "-?????-of-%05d", ctx->input(1).scalar<int32_t>());
+    std::snprintf(suffix, sizeof(suffix), "-\?\?\?\?\?-of-%05d", ctx->input(1).scalar<int32_t>());
     Tensor out(::tensorflow::DT_STRING, TensorShape());
     out.scalar<std::string>() = ScalarString(ctx->input(0)) + suffix;
     ctx->set_output(0, out);
