@@ -285,6 +285,12 @@ class Placer {
     if (has_request) {
       candidates = Candidates(spec, types);
       reason = requester == node->name() ? "explicit" : StrCat("colocated with ", requester);
+      if (candidates.empty() && types.empty()) {
+        // No device has a kernel for it (an op only another signature needs, say): keep a
+        // device matching the request so that only a run needing the node fails, naming it.
+        candidates = Candidates(spec, {kDeviceGpu, kDeviceCpu});
+        reason = "no device has a kernel for this node";
+      }
       if (candidates.empty()) {
         bool device_exists = false;
         for (size_t d = 0; d < devices_.size(); ++d) {
