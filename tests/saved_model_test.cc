@@ -5,6 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <unordered_set>
+
+#include <nlohmann/json.hpp>
+
+#include "formats/file_util.h"
+#include "formats/graph_def.h"
+#include "formats/npy.h"
 #include "formats/saved_model.h"
 #include "tests/fixture_util.h"
 
@@ -151,6 +159,94 @@ TEST(SavedModelTest, NoVariablesFolderIsFine) {
   // z = x + 1: the graph ignores its second input (hence "redundant inputs").
   EXPECT_EQ(out[0].data<float>()[0], 3.0f);
   EXPECT_EQ(out[0].data<float>()[9], 3.0f);
+}
+
+}  // namespace
+}  // namespace graphrt
+
+namespace graphrt {
+namespace {
+
+// tests/fixtures/saved_models (gen_saved_models.py): TF2 SavedModels with functional control
+// flow and Keras RNNs, a TF1 .meta training graph with loops restored from its checkpoint, and
+// the SavedModels of ../shared run through their signatures -- against TensorFlow's outputs.
+TEST(SavedModelFixtures, MatchTensorFlow) {
+  std::string dir = testing::SourceDir() + "/tests/fixtures/saved_models";
+  StatusOr<std::string> text = ReadFileToString(dir + "/manifest.json");
+  ASSERT_TRUE(text.ok()) << text.status();
+  nlohmann::json manifest = nlohmann::json::parse(*text);
+  int failed = 0, ran = 0;
+  std::string report;
+  for (const auto& c : manifest["cases"]) {
+    std::string name = c["name"];
+    std::string model = c["model"];
+    bool shared = StartsWith(model, "shared:");
+    if (shared && !testing::SharedDirAvailable()) continue;
+    std::string path = shared ? testing::SharedDir() + "/" + model.substr(7) : dir + "/" + model;
+    auto fail = [&](const std::string& why) {
+      ++failed;
+      report += StrCat("  ", name, ": ", why, "\n");
+    };
+    std::unique_ptr<Session> session;
+    std::map<std::string, std::string> inputs, outputs;  // key -> tensor
+    if (c["kind"] == "meta") {
+      MetaGraphDef meta;
+      Status s = ReadBinaryOrTextProto(path, "MetaGraphDef", &meta);
+      if (s.ok()) s = LoadMetaGraph(SessionOptions(), meta, dir + "/" + c["checkpoint"].get<std::string>(), &session);
+      if (!s.ok()) {
+        fail(s.ToString());
+        continue;
+      }
+    } else {
+      SavedModelBundle bundle;
+      std::unordered_set<std::string> tags;
+      for (const auto& t : c["tags"]) tags.insert(t.get<std::string>());
+      Status s = LoadSavedModel(SessionOptions(), RunOptions(), path, tags, &bundle);
+      if (!s.ok()) {
+        fail(s.ToString());
+        continue;
+      }
+      StatusOr<const SignatureDef*> sig = bundle.GetSignature(c["signature"]);
+      if (!sig.ok()) {
+        fail(sig.status().ToString());
+        continue;
+      }
+      for (const auto& [k, v] : (*sig)->inputs()) inputs[k] = v.name();
+      for (const auto& [k, v] : (*sig)->outputs()) outputs[k] = v.name();
+      session = std::move(bundle.session);
+    }
+    auto tensor_of = [](const std::map<std::string, std::string>& m, const std::string& key) {
+      auto it = m.find(key);
+      return it == m.end() ? key : it->second;
+    };
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    for (const auto& [key, file] : c["feeds"].items()) {
+      StatusOr<Tensor> t = ReadNpy(dir + "/" + file.get<std::string>());
+      if (!t.ok()) fail(t.status().ToString());
+      feeds.emplace_back(tensor_of(inputs, key), *t);
+    }
+    std::vector<std::string> fetches;
+    std::vector<std::string> expected_files;
+    for (const auto& [key, file] : c["fetches"].items()) {
+      fetches.push_back(tensor_of(outputs, key));
+      expected_files.push_back(dir + "/" + file.get<std::string>());
+    }
+    std::vector<Tensor> results;
+    Status s = session->Run(feeds, fetches, {}, &results);
+    if (!s.ok()) {
+      fail(s.ToString());
+      continue;
+    }
+    ++ran;
+    for (size_t i = 0; i < fetches.size(); ++i) {
+      StatusOr<Tensor> expected = ReadNpy(expected_files[i]);
+      std::string diff = expected.ok() ? testing::CompareTensors(results[i], *expected, c["rtol"], c["atol"])
+                                       : expected.status().ToString();
+      if (!diff.empty()) fail(StrCat(fetches[i], ": ", diff));
+    }
+  }
+  EXPECT_EQ(failed, 0) << report;
+  EXPECT_GT(ran, 0);
 }
 
 }  // namespace

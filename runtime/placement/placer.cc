@@ -180,6 +180,9 @@ class Placer {
   std::vector<std::string> GroupSupported(int root) {
     std::vector<std::string> types = {kDeviceGpu, kDeviceCpu};
     for (int m : groups_[root].members) {
+      // A member no device has a kernel for (a training op a run will not need) does not
+      // constrain its group; running it fails later, naming it.
+      if (supported_[m].empty()) continue;
       std::vector<std::string> kept;
       for (const std::string& t : types) {
         if (std::find(supported_[m].begin(), supported_[m].end(), t) != supported_[m].end()) {
