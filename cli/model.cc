@@ -1,6 +1,7 @@
 #include "cli/model.h"
 
 #include <algorithm>
+#include <fstream>
 #include <unordered_set>
 
 #include "formats/file_util.h"
@@ -27,6 +28,13 @@ StatusOr<ModelKind> ClassifyModelPath(const std::string& path) {
   if (EndsWith(path, ".meta")) return ModelKind::kMetaGraph;
   if (!FileExists(path) && FileExists(path + ".index")) return ModelKind::kCheckpoint;
   if (!FileExists(path)) return NotFound("no such file or directory: ", path);
+  // A V1 checkpoint is one LevelDB-format table: its last 8 bytes are the table magic.
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  char tail[8];
+  if (in && in.tellg() >= 48 && in.seekg(-8, std::ios::end) && in.read(tail, 8) &&
+      std::string(tail, 8) == std::string("\x57\xfb\x80\x8b\x24\x75\x47\xdb", 8)) {
+    return ModelKind::kCheckpoint;
+  }
   return ModelKind::kGraphDef;
 }
 
