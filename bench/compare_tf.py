@@ -24,6 +24,7 @@ MODELS = {"mlp": "x:0", "cnn": "images:0"}
 
 
 def graphrt_medians(binary, repetitions, min_time):
+    """label -> (median real time in microseconds, counters)."""
     out = subprocess.run(
         [binary, f"--benchmark_repetitions={repetitions}", "--benchmark_format=json",
          f"--benchmark_min_time={min_time}", "--benchmark_report_aggregates_only=true"],
@@ -32,7 +33,34 @@ def graphrt_medians(binary, repetitions, min_time):
     for b in json.loads(out)["benchmarks"]:
         if b.get("aggregate_name") == "median":
             medians[b["label"]] = b["real_time"]  # microseconds
+            if "us_per_iteration" in b:
+                medians[b["label"] + "/us_per_iteration"] = b["us_per_iteration"] * 1e6
     return medians
+
+
+def tf_time(tf, graph_path, feeds, fetch, threads, repetitions, min_time):
+    """Median microseconds per sess.run of a frozen graph in TensorFlow."""
+    graph_def = tf.compat.v1.GraphDef()
+    with open(graph_path, "rb") as f:
+        graph_def.ParseFromString(f.read())
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.import_graph_def(graph_def, name="")
+    config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=threads,
+                                      inter_op_parallelism_threads=1)
+    with tf.compat.v1.Session(graph=graph, config=config) as sess:
+        run = sess.make_callable(fetch, feed_list=list(feeds))
+        values = list(feeds.values())
+        for _ in range(3):
+            run(*values)
+        samples = []
+        for _ in range(repetitions):
+            n, start = 0, time.perf_counter()
+            while time.perf_counter() - start < min_time:
+                run(*values)
+                n += 1
+            samples.append((time.perf_counter() - start) / n * 1e6)
+    return statistics.median(samples)
 
 
 def tf_median(tf, model, batch, threads, repetitions, min_time):
@@ -80,6 +108,18 @@ def main():
                 ratio = f"{t / g:.2f}x" if g else "n/a"
                 g_text = f"{g:.1f}" if g else "n/a"
                 print(f"{model:6} {batch:5d} {threads:7d} {g_text:>10} {t:11.1f} {ratio:>10}")
+    cf = os.path.join(ROOT, "tests/fixtures/control_flow")
+    x = np.load(os.path.join(cf, "dynamic_rnn_lstm_100_steps.in0.npy"))
+    g = ours.get("dynamic_rnn_100")
+    t = tf_time(tf, os.path.join(cf, "dynamic_rnn_lstm_100_steps.pb"), {"x:0": x}, "state:0", 1,
+                args.repetitions, args.min_time)
+    print(f"dynamic_rnn LSTM, 100 steps, batch 8, 1 thread: graphrt {g:.1f} us, TensorFlow "
+          f"{t:.1f} us, tf/graphrt {t / g:.2f}x")
+    g = ours.get("while_10000")
+    t = tf_time(tf, os.path.join(cf, "while_count_n7.pb"), {"n:0": np.int32(10000)}, "acc_out:0", 1,
+                args.repetitions, args.min_time)
+    print(f"while loop overhead per iteration: graphrt {g / 10000:.3f} us, TensorFlow "
+          f"{t / 10000:.3f} us, tf/graphrt {t / g:.2f}x")
     return 0
 
 

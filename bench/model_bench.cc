@@ -66,6 +66,68 @@ BENCHMARK(BM_Model)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
+// tf.nn.dynamic_rnn (LSTM, 32 units) over 100 steps at batch 8: a v1 while loop with
+// TensorArrays (tests/fixtures/control_flow/dynamic_rnn_lstm_100_steps).
+void BM_DynamicRnn100Steps(benchmark::State& state) {
+  std::string dir = std::string(GRAPHRT_SOURCE_DIR) + "/tests/fixtures/control_flow/";
+  GraphDef graph;
+  Status s = ReadGraphDef(dir + "dynamic_rnn_lstm_100_steps.pb", &graph);
+  StatusOr<Tensor> input = ReadNpy(dir + "dynamic_rnn_lstm_100_steps.in0.npy");
+  if (!s.ok() || !input.ok()) {
+    state.SkipWithError("fixture missing");
+    return;
+  }
+  SessionOptions options;
+  options.config.intra_op_parallelism_threads = 1;
+  options.config.inter_op_parallelism_threads = 1;
+  std::unique_ptr<Session> session(NewSession(options));
+  if (!session->Create(graph).ok()) {
+    state.SkipWithError("Create failed");
+    return;
+  }
+  std::vector<Tensor> outputs;
+  for (auto _ : state) {
+    if (!session->Run({{"x:0", *input}}, {"state:0"}, {}, &outputs).ok()) {
+      state.SkipWithError("Run failed");
+      break;
+    }
+  }
+  state.SetLabel("dynamic_rnn_100");
+}
+BENCHMARK(BM_DynamicRnn100Steps)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// The executor's cost per while-loop iteration: a loop whose body is one add, run 10000 times
+// (tests/fixtures/control_flow/while_count_n7 fed n = 10000); time / 10000 is the overhead.
+void BM_WhileLoopIteration(benchmark::State& state) {
+  std::string dir = std::string(GRAPHRT_SOURCE_DIR) + "/tests/fixtures/control_flow/";
+  GraphDef graph;
+  if (!ReadGraphDef(dir + "while_count_n7.pb", &graph).ok()) {
+    state.SkipWithError("fixture missing");
+    return;
+  }
+  SessionOptions options;
+  options.config.inter_op_parallelism_threads = 1;
+  std::unique_ptr<Session> session(NewSession(options));
+  if (!session->Create(graph).ok()) {
+    state.SkipWithError("Create failed");
+    return;
+  }
+  constexpr int kIterations = 10000;
+  std::vector<Tensor> outputs;
+  for (auto _ : state) {
+    if (!session->Run({{"n:0", Tensor::Scalar<int32_t>(kIterations)}}, {"acc_out:0"}, {}, &outputs)
+             .ok()) {
+      state.SkipWithError("Run failed");
+      break;
+    }
+  }
+  state.counters["us_per_iteration"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * kIterations,
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.SetLabel("while_10000");
+}
+BENCHMARK(BM_WhileLoopIteration)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 }  // namespace
 }  // namespace graphrt
 

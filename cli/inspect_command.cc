@@ -7,6 +7,10 @@
 #include "cli/commands.h"
 #include "cli/model.h"
 #include "formats/graph_def.h"
+#include "formats/file_util.h"
+#include "formats/saved_model.h"
+#include "formats/tensor_bundle/bundle_reader.h"
+#include "formats/tensor_bundle/checkpoint_state.h"
 #include "runtime/core/attr_util.h"
 #include "runtime/core/str_util.h"
 #include "runtime/graph/graph.h"
@@ -101,13 +105,123 @@ int InspectGraphDef(const std::string& path, bool json) {
   return kExitOk;
 }
 
+std::string ShapeText(const ::tensorflow::TensorShapeProto& shape) {
+  return PartialTensorShape::FromProto(shape).DebugString();
+}
+
+// A checkpoint: per tensor its dtype, shape, shard, bytes and slices; --verify checks every
+// checksum (exit 1 naming the first failing file and tensor).
+int InspectCheckpoint(std::string prefix, bool json, bool verify) {
+  if (IsDirectory(prefix)) {
+    StatusOr<std::string> latest = LatestCheckpoint(prefix);
+    if (!latest.ok()) return ReportError(latest.status());
+    prefix = *latest;
+  }
+  StatusOr<std::unique_ptr<BundleReader>> reader = BundleReader::Open(prefix);
+  if (!reader.ok()) return ReportError(reader.status());
+  std::vector<std::string> items;
+  if (!json) std::cout << "checkpoint " << prefix << ": " << (*reader)->num_shards() << " shard(s)\n";
+  for (const std::string& key : (*reader)->Keys()) {
+    StatusOr<::tensorflow::BundleEntryProto> entry = (*reader)->Entry(key);
+    if (!entry.ok()) return ReportError(entry.status());
+    std::string dtype = CliDtypeName(entry->dtype());
+    std::string shape = ShapeText(entry->shape());
+    if (json) {
+      items.push_back(StrCat("{\"name\": ", JsonString(key), ", \"dtype\": \"", dtype,
+                             "\", \"shape\": ", JsonString(shape), ", \"shard\": ",
+                             entry->shard_id(), ", \"bytes\": ", entry->size(),
+                             ", \"slices\": ", entry->slices_size(), "}"));
+    } else if (entry->slices_size() > 0) {
+      std::cout << "  " << key << ": " << dtype << shape << " partitioned, " << entry->slices_size()
+                << " slices\n";
+    } else {
+      std::cout << "  " << key << ": " << dtype << shape << " shard " << entry->shard_id() << ", "
+                << entry->size() << " bytes\n";
+    }
+  }
+  int code = kExitOk;
+  std::string verdict;
+  if (verify) {
+    std::string failing;
+    Status s = (*reader)->VerifyAll(&failing);
+    if (!s.ok()) {
+      ReportError(s);
+      code = kExitDifference;
+      verdict = StrCat("failed: ", s.ToString());
+    } else {
+      verdict = "all checksums verified";
+    }
+  }
+  if (json) {
+    std::cout << "{\"kind\": \"checkpoint\", \"prefix\": " << JsonString(prefix)
+              << ", \"shards\": " << (*reader)->num_shards() << ", \"tensors\": ["
+              << StrJoin(items, ", ") << "]" << (verify ? StrCat(", \"verify\": ", JsonString(verdict)) : "")
+              << "}" << std::endl;
+  } else if (verify) {
+    std::cout << "verify: " << verdict << std::endl;
+  }
+  return code;
+}
+
+// A SavedModel: tag sets and signatures with keys, tensor names, dtypes and shapes.
+int InspectSavedModel(const std::string& path, bool json, bool verify) {
+  StatusOr<std::string> dir = ResolveSavedModelDir(path);
+  if (!dir.ok()) return ReportError(dir.status());
+  ::tensorflow::SavedModel saved_model;
+  Status s = ReadSavedModel(*dir, &saved_model);
+  if (!s.ok()) return ReportError(s);
+  std::vector<std::string> graphs;
+  for (const auto& mg : saved_model.meta_graphs()) {
+    std::vector<std::string> tags(mg.meta_info_def().tags().begin(), mg.meta_info_def().tags().end());
+    if (!json) std::cout << "MetaGraphDef with tag-set: '" << StrJoin(tags, ", ") << "'\n";
+    std::vector<std::string> sigs;
+    std::map<std::string, ::tensorflow::SignatureDef> sorted(mg.signature_def().begin(),
+                                                             mg.signature_def().end());
+    for (const auto& [key, sig] : sorted) {
+      std::vector<std::string> ins, outs;
+      if (!json) std::cout << "  signature_def['" << key << "'] (" << sig.method_name() << "):\n";
+      for (const auto& [name, info] : sig.inputs()) {
+        if (!json) {
+          std::cout << "    input  " << name << ": " << info.name() << " "
+                    << CliDtypeName(info.dtype()) << ShapeText(info.tensor_shape()) << "\n";
+        }
+        ins.push_back(StrCat("{\"key\": ", JsonString(name), ", \"name\": ", JsonString(info.name()),
+                             ", \"dtype\": \"", CliDtypeName(info.dtype()), "\", \"shape\": ",
+                             JsonString(ShapeText(info.tensor_shape())), "}"));
+      }
+      for (const auto& [name, info] : sig.outputs()) {
+        if (!json) {
+          std::cout << "    output " << name << ": " << info.name() << " "
+                    << CliDtypeName(info.dtype()) << ShapeText(info.tensor_shape()) << "\n";
+        }
+        outs.push_back(StrCat("{\"key\": ", JsonString(name), ", \"name\": ", JsonString(info.name()),
+                              ", \"dtype\": \"", CliDtypeName(info.dtype()), "\", \"shape\": ",
+                              JsonString(ShapeText(info.tensor_shape())), "}"));
+      }
+      sigs.push_back(StrCat("{\"key\": ", JsonString(key), ", \"method\": ", JsonString(sig.method_name()),
+                            ", \"inputs\": [", StrJoin(ins, ", "), "], \"outputs\": [", StrJoin(outs, ", "), "]}"));
+    }
+    std::vector<std::string> quoted;
+    for (const auto& t : tags) quoted.push_back(JsonString(t));
+    graphs.push_back(StrCat("{\"tags\": [", StrJoin(quoted, ", "), "], \"signatures\": [",
+                            StrJoin(sigs, ", "), "]}"));
+  }
+  if (json) {
+    std::cout << "{\"kind\": \"SavedModel\", \"path\": " << JsonString(*dir)
+              << ", \"meta_graphs\": [" << StrJoin(graphs, ", ") << "]}" << std::endl;
+  }
+  std::string prefix = *dir + "/" + kSavedModelVariablesPrefix;
+  if (verify && FileExists(prefix + ".index")) return InspectCheckpoint(prefix, false, true);
+  return kExitOk;
+}
+
 }  // namespace
 
 int InspectCommand(int argc, char** argv) {
   po::options_description desc("graphrt inspect PATH [--json]");
   desc.add_options()
       ("help,h", "describe this command")
-      ("path", po::value<std::string>(), "a GraphDef")
+      ("path", po::value<std::string>(), "a GraphDef, SavedModel folder or checkpoint prefix")
       ("json", po::bool_switch(), "print one JSON document")
       ("verify", po::bool_switch(), "check every checksum (checkpoints, SavedModels)");
   po::positional_options_description positional;
@@ -123,11 +237,16 @@ int InspectCommand(int argc, char** argv) {
   const std::string path = vm["path"].as<std::string>();
   StatusOr<ModelKind> kind = ClassifyModelPath(path);
   if (!kind.ok()) return ReportError(kind.status());
-  if (*kind != ModelKind::kGraphDef) {
-    return ReportError(Unimplemented("inspecting this kind of artefact is not supported by this "
-                                     "build yet: ", path));
+  bool json = vm["json"].as<bool>();
+  bool verify = vm["verify"].as<bool>();
+  switch (*kind) {
+    case ModelKind::kCheckpoint: return InspectCheckpoint(path, json, verify);
+    case ModelKind::kSavedModel: return InspectSavedModel(path, json, verify);
+    case ModelKind::kGraphDef: return InspectGraphDef(path, json);
+    default:
+      return ReportError(Unimplemented("inspecting this kind of artefact is not supported by "
+                                       "this build yet: ", path));
   }
-  return InspectGraphDef(path, vm["json"].as<bool>());
 }
 
 }  // namespace cli

@@ -1,9 +1,15 @@
 #include "cli/model.h"
 
+#include <algorithm>
+#include <fstream>
+#include <unordered_set>
+
 #include "formats/file_util.h"
 #include "formats/graph_def.h"
+#include "formats/saved_model.h"
 #include "runtime/core/attr_util.h"
 #include "runtime/core/str_util.h"
+#include "runtime/session/saved_model.h"
 
 namespace graphrt {
 namespace cli {
@@ -22,25 +28,108 @@ StatusOr<ModelKind> ClassifyModelPath(const std::string& path) {
   if (EndsWith(path, ".meta")) return ModelKind::kMetaGraph;
   if (!FileExists(path) && FileExists(path + ".index")) return ModelKind::kCheckpoint;
   if (!FileExists(path)) return NotFound("no such file or directory: ", path);
+  // A V1 checkpoint is one LevelDB-format table: its last 8 bytes are the table magic.
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  char tail[8];
+  if (in && in.tellg() >= 48 && in.seekg(-8, std::ios::end) && in.read(tail, 8) &&
+      std::string(tail, 8) == std::string("\x57\xfb\x80\x8b\x24\x75\x47\xdb", 8)) {
+    return ModelKind::kCheckpoint;
+  }
   return ModelKind::kGraphDef;
 }
 
-StatusOr<LoadedModel> LoadModel(const std::string& path, const SessionOptions& options) {
+namespace {
+
+// The signature CLI.md picks: --signature, else serving_default, else the only one.
+StatusOr<std::string> ChooseSignature(const MetaGraphDef& meta_graph, const std::string& wanted,
+                                      const std::string& path) {
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : meta_graph.signature_def()) {
+    if (k != kSavedModelInitOpSignatureKey) keys.push_back(k);
+  }
+  std::sort(keys.begin(), keys.end());
+  std::string key = wanted.empty() ? kDefaultServingSignatureDefKey : wanted;
+  if (std::find(keys.begin(), keys.end(), key) != keys.end()) return key;
+  if (wanted.empty() && keys.size() == 1) return keys[0];
+  return NotFound("no signature '", key, "' in ", path, "; the signatures are: ",
+                  keys.empty() ? "(none)" : StrJoin(keys, ", "));
+}
+
+Status UseSignature(const MetaGraphDef& meta_graph, const std::string& wanted,
+                    const std::string& path, LoadedModel* model) {
+  if (meta_graph.signature_def().empty()) return Status::OK();
+  GRT_ASSIGN_OR_RETURN(std::string key, ChooseSignature(meta_graph, wanted, path));
+  const SignatureDef& sig = meta_graph.signature_def().at(key);
+  for (const auto& [name, info] : sig.inputs()) {
+    model->inputs.push_back(ModelInput{name, info.name(), info.dtype(),
+                                       PartialTensorShape::FromProto(info.tensor_shape())});
+  }
+  for (const auto& [name, info] : sig.outputs()) {
+    model->default_outputs.push_back(name);
+    model->output_tensors[name] = info.name();
+  }
+  std::sort(model->default_outputs.begin(), model->default_outputs.end());
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string OutputTensor(const LoadedModel& model, const std::string& name) {
+  auto it = model.output_tensors.find(name);
+  return it != model.output_tensors.end() ? it->second : name;
+}
+
+StatusOr<LoadedModel> LoadModel(const std::string& path, const SessionOptions& options,
+                                const ModelFlags& flags) {
   GRT_ASSIGN_OR_RETURN(ModelKind kind, ClassifyModelPath(path));
   switch (kind) {
-    case ModelKind::kSavedModel:
-      return Unimplemented("SavedModels are not supported by this build yet: ", path);
+    case ModelKind::kSavedModel: {
+      GRT_ASSIGN_OR_RETURN(std::string dir, ResolveSavedModelDir(path));
+      SavedModelBundle bundle;
+      std::unordered_set<std::string> tags(flags.tags.begin(), flags.tags.end());
+      GRT_RETURN_IF_ERROR(LoadSavedModel(options, RunOptions(), dir, tags, &bundle));
+      LoadedModel model;
+      model.path = dir;
+      model.graph = bundle.meta_graph_def.graph_def();
+      GRT_RETURN_IF_ERROR(UseSignature(bundle.meta_graph_def, flags.signature, dir, &model));
+      model.session = std::move(bundle.session);
+      GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> ir, Graph::FromGraphDef(model.graph));
+      model.ir = std::move(ir);
+      return model;
+    }
+    case ModelKind::kMetaGraph: {
+      MetaGraphDef meta_graph;
+      GRT_RETURN_IF_ERROR(ReadBinaryOrTextProto(path, "MetaGraphDef", &meta_graph));
+      LoadedModel model;
+      model.path = path;
+      model.graph = meta_graph.graph_def();
+      GRT_RETURN_IF_ERROR(LoadMetaGraph(options, meta_graph, flags.checkpoint, &model.session));
+      if (!flags.signature.empty() || !meta_graph.signature_def().empty()) {
+        Status s = UseSignature(meta_graph, flags.signature, path, &model);
+        if (!s.ok() && !flags.signature.empty()) return s;
+      }
+      GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> ir, Graph::FromGraphDef(model.graph));
+      model.ir = std::move(ir);
+      if (model.inputs.empty()) {
+        for (const auto& node : model.graph.node()) {
+          if (node.op() != "Placeholder") continue;
+          ModelInput input{node.name(), node.name() + ":0", ::tensorflow::DT_INVALID, {}};
+          GetNodeAttrOr(node, "dtype", &input.dtype).IgnoreError();
+          GetNodeAttrOr(node, "shape", &input.shape).IgnoreError();
+          model.inputs.push_back(input);
+        }
+      }
+      return model;
+    }
     case ModelKind::kKeras:
       return Unimplemented("Keras HDF5 models are not supported by this build yet: ", path);
-    case ModelKind::kMetaGraph:
-      return Unimplemented("MetaGraphDef (.meta) models are not supported by this build yet: ",
-                           path);
     case ModelKind::kCheckpoint:
       return InvalidArgument("a checkpoint holds no graph to run: ", path);
     case ModelKind::kGraphDef:
       break;
   }
   LoadedModel model;
+  model.path = path;
   GRT_RETURN_IF_ERROR(ReadGraphDef(path, &model.graph));
   GRT_RETURN_IF_ERROR(NewSession(options, &model.session));
   Status s = model.session->Create(model.graph);
@@ -66,7 +155,10 @@ StatusOr<LoadedModel> LoadModel(const std::string& path, const SessionOptions& o
 StatusOr<ModelInput> FindInput(const LoadedModel& model, const std::string& name) {
   std::string bare = EndsWith(name, ":0") ? name.substr(0, name.size() - 2) : name;
   for (const ModelInput& input : model.inputs) {
-    if (input.key == name || input.key == bare || input.tensor == name) return input;
+    if (input.key == name || input.key == bare || input.tensor == name ||
+        input.tensor == name + ":0") {
+      return input;
+    }
   }
   if (model.ir != nullptr) {
     GRT_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(name));

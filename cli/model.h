@@ -3,6 +3,7 @@
 #ifndef GRAPHRT_CLI_MODEL_H_
 #define GRAPHRT_CLI_MODEL_H_
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,15 +28,29 @@ struct ModelInput {
   PartialTensorShape shape;
 };
 
+// How to read a SavedModel or a MetaGraphDef (CLI.md: --tag, --signature, --checkpoint).
+struct ModelFlags {
+  std::vector<std::string> tags = {"serve"};
+  std::string signature;  // empty: serving_default, or the only signature
+  std::string checkpoint;  // for a .meta
+};
+
 struct LoadedModel {
   std::unique_ptr<Session> session;
+  std::string path;  // the folder actually loaded (a Serving base resolves to a version)
   GraphDef graph;
   std::vector<ModelInput> inputs;
   std::vector<std::string> default_outputs;  // empty: --output is required
+  // Output names the user may give (signature output keys) -> graph tensor names.
+  std::map<std::string, std::string> output_tensors;
   std::shared_ptr<Graph> ir;  // for the dtype of any tensor a GraphDef's user feeds
 };
 
-StatusOr<LoadedModel> LoadModel(const std::string& path, const SessionOptions& options);
+StatusOr<LoadedModel> LoadModel(const std::string& path, const SessionOptions& options,
+                                const ModelFlags& flags = ModelFlags());
+
+// The graph tensor an --output NAME means.
+std::string OutputTensor(const LoadedModel& model, const std::string& name);
 
 // "x" or "x:0" -> the model input it names; for a GraphDef, any tensor of the graph.
 StatusOr<ModelInput> FindInput(const LoadedModel& model, const std::string& name);

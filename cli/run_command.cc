@@ -42,7 +42,12 @@ int RunCommand(int argc, char** argv) {
       "graphrt run MODEL [--input NAME=VALUE]... [--output NAME]... [options]");
   desc.add_options()
       ("help,h", "describe this command")
-      ("model", po::value<std::string>(), "a frozen GraphDef (.pb, .pbtxt)")
+      ("model", po::value<std::string>(),
+       "a frozen GraphDef (.pb, .pbtxt), a SavedModel folder, or a MetaGraphDef (.meta)")
+      ("tag", po::value<std::vector<std::string>>()->composing(),
+       "SavedModel tag (repeatable or comma-separated; the set must match; default serve)")
+      ("signature", po::value<std::string>(), "SavedModel signature (default serving_default)")
+      ("checkpoint", po::value<std::string>(), "checkpoint PREFIX to restore a .meta graph from")
       ("input", po::value<std::vector<std::string>>()->composing(),
        "NAME=VALUE: inline value ([[1,2],[3,4]], 3, \"text\", true) or a .npy file")
       ("output", po::value<std::vector<std::string>>()->composing(), "a tensor to fetch")
@@ -66,7 +71,16 @@ int RunCommand(int argc, char** argv) {
   SessionOptions options;
   options.config = flags->config;
   const std::string path = vm["model"].as<std::string>();
-  StatusOr<LoadedModel> model = LoadModel(path, options);
+  ModelFlags model_flags;
+  if (vm.count("tag")) {
+    model_flags.tags.clear();
+    for (const std::string& tag : vm["tag"].as<std::vector<std::string>>()) {
+      for (const std::string& t : StrSplit(tag, ',', /*skip_empty=*/true)) model_flags.tags.push_back(t);
+    }
+  }
+  if (vm.count("signature")) model_flags.signature = vm["signature"].as<std::string>();
+  if (vm.count("checkpoint")) model_flags.checkpoint = vm["checkpoint"].as<std::string>();
+  StatusOr<LoadedModel> model = LoadModel(path, options, model_flags);
   if (!model.ok()) return ReportError(model.status());
 
   std::vector<std::pair<std::string, Tensor>> feeds;
@@ -86,12 +100,14 @@ int RunCommand(int argc, char** argv) {
   if (vm.count("output")) outputs = vm["output"].as<std::vector<std::string>>();
   if (outputs.empty()) outputs = model->default_outputs;
   if (outputs.empty()) return ReportError("--output is required for a GraphDef: " + path);
+  std::vector<std::string> fetches;
+  for (const std::string& name : outputs) fetches.push_back(OutputTensor(*model, name));
 
   RunOptions run_options;
   RunMetadata metadata;
   if (vm.count("trace")) run_options.set_trace_level(RunOptions::FULL_TRACE);
   std::vector<Tensor> results;
-  s = model->session->Run(run_options, feeds, outputs, {}, &results, &metadata);
+  s = model->session->Run(run_options, feeds, fetches, {}, &results, &metadata);
   if (flags->log_placement && !flags->log_placement_file.empty()) {
     Status w = WriteStringToFile(flags->log_placement_file,
                                  model->session->GetPlacementReport().LogLines());

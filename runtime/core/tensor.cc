@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <new>
 
 namespace graphrt {
@@ -31,6 +33,57 @@ void DestroyAll(void* data, int64_t n) {
   for (int64_t i = 0; i < n; ++i) p[i].~T();
 }
 
+// Large buffers are kept after use, by size, and handed out again: a steady-state Run then
+// reuses memory that is already mapped instead of faulting in fresh pages for every
+// intermediate tensor (glibc returns large blocks to the OS on free).
+class BufferCache {
+ public:
+  static constexpr size_t kMinCachedBytes = 64 << 10;
+  static constexpr size_t kMaxCachedBytes = 256 << 20;
+
+  static BufferCache* Get() {
+    static BufferCache* cache = new BufferCache();  // never destroyed: used at exit
+    return cache;
+  }
+
+  // `bytes` rounded the way the cache keys sizes.
+  static size_t RoundUp(size_t bytes) {
+    size_t unit = bytes >= kMinCachedBytes ? 4096 : kTensorAlignment;
+    return bytes == 0 ? kTensorAlignment : (bytes + unit - 1) / unit * unit;
+  }
+
+  void* Take(size_t rounded) {
+    if (rounded >= kMinCachedBytes) {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = free_.find(rounded);
+      if (it != free_.end()) {
+        void* p = it->second;
+        free_.erase(it);
+        cached_ -= rounded;
+        return p;
+      }
+    }
+    return std::aligned_alloc(kTensorAlignment, rounded);
+  }
+
+  void Give(void* p, size_t rounded) {
+    if (rounded >= kMinCachedBytes) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (cached_ + rounded <= kMaxCachedBytes) {
+        free_.emplace(rounded, p);
+        cached_ += rounded;
+        return;
+      }
+    }
+    std::free(p);
+  }
+
+ private:
+  std::mutex mu_;
+  std::multimap<size_t, void*> free_;
+  size_t cached_ = 0;
+};
+
 }  // namespace
 
 std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DataType dtype, int64_t num_elements) {
@@ -40,13 +93,13 @@ std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DataType dtype, int64_t num
     return nullptr;
   }
   size_t bytes = static_cast<size_t>(num_elements) * elem;
-  size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
-  if (rounded == 0) rounded = kTensorAlignment;
-  void* data = std::aligned_alloc(kTensorAlignment, rounded);
+  size_t rounded = BufferCache::RoundUp(bytes);
+  void* data = BufferCache::Get()->Take(rounded);
   if (data == nullptr) return nullptr;
   std::shared_ptr<TensorBuffer> buffer(new TensorBuffer());
   buffer->data_ = data;
   buffer->bytes_ = bytes;
+  buffer->capacity_ = rounded;
   buffer->dtype_ = BaseType(dtype);
   buffer->num_elements_ = num_elements;
   switch (buffer->dtype_) {
@@ -65,7 +118,7 @@ TensorBuffer::~TensorBuffer() {
     case ::tensorflow::DT_VARIANT: DestroyAll<Variant>(data_, num_elements_); break;
     default: break;
   }
-  std::free(data_);
+  BufferCache::Get()->Give(data_, capacity_);
 }
 
 Tensor::Tensor(DataType dtype, const TensorShape& shape) {

@@ -37,6 +37,7 @@ class TensorBuffer {
   TensorBuffer() = default;
   void* data_ = nullptr;
   size_t bytes_ = 0;
+  size_t capacity_ = 0;  // bytes actually allocated
   DataType dtype_ = ::tensorflow::DT_INVALID;
   int64_t num_elements_ = 0;
 };

@@ -57,6 +57,7 @@ struct NodeItem {
   bool is_control_trigger = false;
   bool is_control_flow = false;  // may leave outputs unset (dead)
   bool expensive = true;
+  bool allows_uninitialized_input = false;
   int child_frame = -1;  // Enter: the frame it enters
 };
 
@@ -230,6 +231,7 @@ Status Executor::Impl::Initialize() {
       item.is_constant_enter = constant;
     }
     item.expensive = item.kernel->IsExpensive();
+    item.allows_uninitialized_input = n->op_def()->allows_uninitialized_input();
     for (int i = 0; i < item.num_inputs; ++i) {
       item.input_wants_ref.push_back(IsRefType(n->input_types()[i]));
     }
@@ -403,12 +405,19 @@ class RunState {
       for (int i = 0; i < item.num_inputs; ++i) {
         Entry& in = t->inputs[i];
         if (in.ref != nullptr) {
+          // A kernel that takes the reference itself works through mutable_input_ref.
+          if (item.input_wants_ref[i]) continue;
           in.tensor = in.Value();
-          if (!item.input_wants_ref[i]) {
-            in.ref = nullptr;
-            in.ref_mu = nullptr;
-            in.ref_owner.reset();
+          if (!in.tensor.IsInitialized() && !item.allows_uninitialized_input) {
+            Fail(FailedPrecondition("Attempting to use uninitialized value ",
+                                    in.ref_name != nullptr ? *in.ref_name : std::string("?"),
+                                    " (input ", i, " of node ", item.node->name(), ")"));
+            FinishNode(t, ready, nullptr, dead);
+            return;
           }
+          in.ref = nullptr;
+          in.ref_mu = nullptr;
+          in.ref_owner.reset();
         }
       }
       OpKernelContext::Params params;

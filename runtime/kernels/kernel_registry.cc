@@ -30,6 +30,8 @@ KernelRegistry* KernelRegistry::Global() {
     RegisterTensorArrayKernels(r);
     RegisterTensorListKernels(r);
     RegisterAssertAndSequenceKernels(r);
+    RegisterVariableKernels(r);
+    RegisterSaveRestoreKernels(r);
     return r;
   }();
   return registry;

@@ -129,6 +129,8 @@ void RegisterFunctionalKernels(KernelRegistry* r);
 void RegisterTensorArrayKernels(KernelRegistry* r);
 void RegisterTensorListKernels(KernelRegistry* r);
 void RegisterAssertAndSequenceKernels(KernelRegistry* r);
+void RegisterVariableKernels(KernelRegistry* r);
+void RegisterSaveRestoreKernels(KernelRegistry* r);
 
 }  // namespace graphrt
 

@@ -83,8 +83,9 @@ void OpKernelContext::set_output(int i, Tensor value) {
 }
 
 void OpKernelContext::set_output_ref(int i, std::mutex* mu, Tensor* ref,
-                                     std::shared_ptr<void> owner) {
+                                     std::shared_ptr<void> owner, const std::string* name) {
   Entry& entry = outputs_[i];
+  entry.ref_name = name;
   entry.ref = ref;
   entry.ref_mu = mu;
   entry.ref_owner = std::move(owner);

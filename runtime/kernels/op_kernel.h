@@ -29,6 +29,7 @@ struct Entry {
   Tensor* ref = nullptr;
   std::mutex* ref_mu = nullptr;
   std::shared_ptr<void> ref_owner;  // keeps *ref alive while the entry exists
+  const std::string* ref_name = nullptr;  // the variable's name, for errors
   bool has_value = false;           // false: a dead tensor (an untaken branch)
 
   // The value, reading through a reference under its lock.
@@ -202,7 +203,8 @@ class OpKernelContext {
   Status forward_input_or_allocate_output(int input_index, int output_index,
                                           const TensorShape& shape, Tensor** out);
   void set_output(int i, Tensor value);
-  void set_output_ref(int i, std::mutex* mu, Tensor* ref, std::shared_ptr<void> owner);
+  void set_output_ref(int i, std::mutex* mu, Tensor* ref, std::shared_ptr<void> owner,
+                      const std::string* name = nullptr);
   std::vector<Entry>& outputs() { return outputs_; }
 
  private:

@@ -237,6 +237,8 @@ OpRegistry* OpRegistry::Global() {
     RegisterRandomOps(r);
     RegisterFunctionalOps(r);
     RegisterDataFlowOps(r);
+    RegisterStateOps(r);
+    RegisterIoOps(r);
     return r;
   }();
   return registry;

@@ -88,6 +88,8 @@ void RegisterNnOps(OpRegistry* r);           // nn_ops.cc
 void RegisterRandomOps(OpRegistry* r);       // random_ops.cc
 void RegisterFunctionalOps(OpRegistry* r);   // functional_ops.cc
 void RegisterDataFlowOps(OpRegistry* r);     // data_flow_ops.cc: TensorArray, TensorList
+void RegisterStateOps(OpRegistry* r);        // state_ops.cc: variables
+void RegisterIoOps(OpRegistry* r);           // io_ops.cc: SaveV2, RestoreV2, ...
 
 }  // namespace graphrt
 

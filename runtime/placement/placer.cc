@@ -180,6 +180,9 @@ class Placer {
   std::vector<std::string> GroupSupported(int root) {
     std::vector<std::string> types = {kDeviceGpu, kDeviceCpu};
     for (int m : groups_[root].members) {
+      // A member no device has a kernel for (a training op a run will not need) does not
+      // constrain its group; running it fails later, naming it.
+      if (supported_[m].empty()) continue;
       std::vector<std::string> kept;
       for (const std::string& t : types) {
         if (std::find(supported_[m].begin(), supported_[m].end(), t) != supported_[m].end()) {
@@ -285,6 +288,12 @@ class Placer {
     if (has_request) {
       candidates = Candidates(spec, types);
       reason = requester == node->name() ? "explicit" : StrCat("colocated with ", requester);
+      if (candidates.empty() && types.empty()) {
+        // No device has a kernel for it (an op only another signature needs, say): keep a
+        // device matching the request so that only a run needing the node fails, naming it.
+        candidates = Candidates(spec, {kDeviceGpu, kDeviceCpu});
+        reason = "no device has a kernel for this node";
+      }
       if (candidates.empty()) {
         bool device_exists = false;
         for (size_t d = 0; d < devices_.size(); ++d) {
