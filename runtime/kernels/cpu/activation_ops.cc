@@ -225,15 +225,6 @@ using SoftplusOp = UnaryOp<T, SoftplusFn<T>>;
 template <typename T>
 using SoftsignOp = UnaryOp<T, SoftsignFn<T>>;
 
-template <template <typename> class K>
-void RegisterFloats(KernelRegistry* r, const char* op) {
-  RegisterTyped<K, float, double, half, bfloat16>(r, op);
-}
-template <template <typename> class K>
-void RegisterRealNumbers(KernelRegistry* r, const char* op) {
-  RegisterTyped<K, float, double, half, bfloat16, int8_t, int16_t, int32_t, int64_t, uint8_t,
-                uint16_t, uint32_t, uint64_t>(r, op);
-}
 
 }  // namespace
 }  // namespace activation_internal

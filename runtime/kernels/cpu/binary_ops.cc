@@ -458,16 +458,6 @@ using DivNoNanOp = BinaryOp<T, DivNoNanFn<T>>;
 template <typename T>
 using MulNoNanOp = BinaryOp<T, MulNoNanFn<T>>;
 
-// The dtype sets of TensorFlow's CPU kernels (complex types aside).
-template <template <typename> class K>
-void RegisterFloats(KernelRegistry* r, const char* op) {
-  RegisterTyped<K, float, double, half, bfloat16>(r, op);
-}
-template <template <typename> class K>
-void RegisterRealNumbers(KernelRegistry* r, const char* op) {
-  RegisterTyped<K, float, double, half, bfloat16, int8_t, int16_t, int32_t, int64_t, uint8_t,
-                uint16_t, uint32_t, uint64_t>(r, op);
-}
 
 }  // namespace
 

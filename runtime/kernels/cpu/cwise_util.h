@@ -220,6 +220,17 @@ void RegisterTyped(KernelRegistry* r, const char* op) {
    ...);
 }
 
+// The dtype sets of TensorFlow's CPU kernels (complex types aside).
+template <template <typename> class Kernel>
+void RegisterFloats(KernelRegistry* r, const char* op) {
+  RegisterTyped<Kernel, float, double, half, bfloat16>(r, op);
+}
+template <template <typename> class Kernel>
+void RegisterRealNumbers(KernelRegistry* r, const char* op) {
+  RegisterTyped<Kernel, float, double, half, bfloat16, int8_t, int16_t, int32_t, int64_t, uint8_t,
+                uint16_t, uint32_t, uint64_t>(r, op);
+}
+
 }  // namespace graphrt
 
 #endif  // GRAPHRT_RUNTIME_KERNELS_CPU_CWISE_UTIL_H_

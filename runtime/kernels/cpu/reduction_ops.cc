@@ -696,11 +696,6 @@ using ArgMaxOp = ArgOp<T, true>;
 template <typename T>
 using ArgMinOp = ArgOp<T, false>;
 
-template <template <typename> class K>
-void RegisterRealNumbers(KernelRegistry* r, const char* op) {
-  RegisterTyped<K, float, double, half, bfloat16, int8_t, int16_t, int32_t, int64_t, uint8_t,
-                uint16_t, uint32_t, uint64_t>(r, op);
-}
 
 }  // namespace
 

@@ -106,10 +106,6 @@ template <typename T>
 using IsFiniteOp = UnaryOp<T, IsFiniteFn<T>, bool>;
 
 template <template <typename> class K>
-void RegisterFloats(KernelRegistry* r, const char* op) {
-  RegisterTyped<K, float, double, half, bfloat16>(r, op);
-}
-template <template <typename> class K>
 void RegisterSigned(KernelRegistry* r, const char* op) {
   RegisterTyped<K, float, double, half, bfloat16, int8_t, int16_t, int32_t, int64_t>(r, op);
 }
