@@ -12,6 +12,8 @@
 
 namespace graphrt {
 
+using GraphDef = ::tensorflow::GraphDef;
+
 // Reads `message` from `path`; `what` names the message in errors ("GraphDef").
 Status ReadBinaryOrTextProto(const std::string& path, const std::string& what,
                              google::protobuf::Message* message);

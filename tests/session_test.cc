@@ -210,3 +210,36 @@ TEST(GraphFileTest, MissingTruncatedAndGarbageFiles) {
 
 }  // namespace
 }  // namespace graphrt
+
+namespace graphrt {
+namespace {
+
+TEST(SessionTest, CallableOnDeviceOverridesRequestedDevices) {
+  SessionConfig config;
+  config.device_count["CPU"] = 2;
+  std::unique_ptr<Session> session = AffineSession(config);
+  CallableOptions options;
+  options.add_feed("x:0");
+  options.add_fetch("z:0");
+  Session::CallableHandle on_cpu1;
+  PlacementReport report;
+  ASSERT_TRUE(session->MakeCallableOnDevice(options, "/device:CPU:1", &on_cpu1, &report).ok());
+  ASSERT_NE(report.Find("y"), nullptr);
+  EXPECT_EQ(report.Find("y")->assigned, "/job:localhost/replica:0/task:0/device:CPU:1");
+  // A GPU this session lacks: soft placement keeps the nodes on a CPU, saying why.
+  Session::CallableHandle on_gpu;
+  PlacementReport gpu_report;
+  ASSERT_TRUE(session->MakeCallableOnDevice(options, "/device:GPU:0", &on_gpu, &gpu_report).ok());
+  EXPECT_NE(gpu_report.Find("y")->reason.find("soft placement"), std::string::npos);
+  std::vector<Tensor> out;
+  for (auto handle : {on_cpu1, on_gpu}) {
+    RunMetadata metadata;
+    ASSERT_TRUE(session->RunCallable(handle, {Matrix({1, 1}, 1, 2)}, &out, nullptr).ok());
+    EXPECT_EQ(out[0].data<float>()[0], -5.0f);
+  }
+  EXPECT_EQ(session->MakeCallableOnDevice(options, "not a device", &on_gpu, nullptr).code(),
+            Code::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace graphrt

@@ -23,7 +23,9 @@ struct PlacementDecision {
 class PlacementReport {
  public:
   void Add(PlacementDecision decision) { decisions_.push_back(std::move(decision)); }
-  const std::vector<PlacementDecision>& decisions() const { return decisions_; }
+  const std::vector<PlacementDecision>& decisions() const& { return decisions_; }
+  // On a temporary (session->GetPlacementReport().decisions()), a copy that outlives it.
+  std::vector<PlacementDecision> decisions() && { return std::move(decisions_); }
   // Null when the node was not placed.
   const PlacementDecision* Find(const std::string& node) const;
   // TensorFlow 1.15's log lines: "name: (Op): /job:localhost/replica:0/task:0/device:CPU:0".

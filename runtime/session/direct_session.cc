@@ -12,6 +12,7 @@
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
 #include "runtime/devices/device_factory.h"
+#include "runtime/devices/device_name.h"
 #include "runtime/exec/executor.h"
 #include "runtime/exec/function_library.h"
 #include "runtime/kernels/resource_mgr.h"
@@ -23,6 +24,7 @@ namespace {
 
 // A compiled request: the graph rewritten with _Arg/_Retval nodes, pruned, placed, with kernels.
 struct Plan {
+  PlacementReport report;  // where this plan's nodes run
   std::shared_ptr<FunctionLibrary> functions;  // outlives the executor that calls into it
   std::unique_ptr<Executor> executor;
   std::vector<std::string> feeds;    // canonical names, in _Arg index order
@@ -116,6 +118,18 @@ class DirectSession : public Session {
   }
 
   Status MakeCallable(const CallableOptions& callable_options, CallableHandle* handle) override {
+    return MakeCallableImpl(callable_options, "", handle, nullptr);
+  }
+
+  Status MakeCallableOnDevice(const CallableOptions& callable_options, const std::string& device,
+                              CallableHandle* handle, PlacementReport* report) override {
+    GRT_ASSIGN_OR_RETURN(ParsedDeviceName spec, ParseDeviceName(device));
+    if (spec.ToString().empty()) return InvalidArgument("an empty device spec: '", device, "'");
+    return MakeCallableImpl(callable_options, spec.ToString(), handle, report);
+  }
+
+  Status MakeCallableImpl(const CallableOptions& callable_options, const std::string& device,
+                          CallableHandle* handle, PlacementReport* report) {
     std::vector<std::string> feeds, fetches, targets;
     for (const std::string& name : callable_options.feed()) {
       GRT_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(name));
@@ -132,7 +146,9 @@ class DirectSession : public Session {
     }
     targets.assign(callable_options.target().begin(), callable_options.target().end());
     // The plan takes feeds in the callable's own order, so RunCallable does no reordering.
-    GRT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, GetPlan(feeds, fetches, targets));
+    GRT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
+                         GetPlan(feeds, fetches, targets, device));
+    if (report != nullptr) *report = plan->report;
     std::lock_guard<std::mutex> lock(mu_);
     *handle = next_callable_++;
     callables_[*handle] = Callable{plan, callable_options.run_options()};
@@ -227,9 +243,10 @@ class DirectSession : public Session {
 
   StatusOr<std::shared_ptr<const Plan>> GetPlan(const std::vector<std::string>& feeds,
                                                 const std::vector<std::string>& fetches,
-                                                const std::vector<std::string>& targets) {
+                                                const std::vector<std::string>& targets,
+                                                const std::string& device = "") {
     std::string key = StrCat(StrJoin(feeds, ","), "|", StrJoin(fetches, ","), "|",
-                             StrJoin(targets, ","));
+                             StrJoin(targets, ","), "|", device);
     GraphDef graph_def;
     std::shared_ptr<FunctionLibrary> functions;
     std::map<std::string, int> placement;
@@ -244,7 +261,7 @@ class DirectSession : public Session {
       placement = placement_;
     }
     GRT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
-                         BuildPlan(graph_def, functions, placement, feeds, fetches, targets));
+                         BuildPlan(graph_def, functions, placement, feeds, fetches, targets, device));
     std::lock_guard<std::mutex> lock(mu_);
     auto [it, inserted] = plans_.emplace(key, plan);
     return it->second;
@@ -255,7 +272,8 @@ class DirectSession : public Session {
                                                   const std::map<std::string, int>& placement,
                                                   const std::vector<std::string>& feeds,
                                                   const std::vector<std::string>& fetches,
-                                                  const std::vector<std::string>& targets) {
+                                                  const std::vector<std::string>& targets,
+                                                  const std::string& device) {
     GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, Graph::FromGraphDef(graph_def));
     auto plan = std::make_shared<Plan>();
     plan->functions = std::move(functions);
@@ -353,15 +371,29 @@ class DirectSession : public Session {
                         ": graphrt cannot run this op");
       }
     }
-    // Nodes keep the device the whole-graph placement gave them; feeds and fetches live on the
-    // client device (CPU:0).
     ExecutorOptions exec_options;
     exec_options.devices.assign(static_cast<size_t>(graph->num_node_ids()), nullptr);
-    for (Node* node : graph->nodes()) {
-      auto it = placement.find(node->name());
-      Device* device = devices_[it != placement.end() ? it->second : 0].get();
-      exec_options.devices[node->id()] = device;
-      node->set_assigned_device(device->name());
+    if (!device.empty()) {
+      // A per-callable device: every node asks for it, and soft placement settles the rest.
+      for (Node* node : graph->nodes()) node->mutable_def()->set_device(device);
+      std::vector<Device*> devices;
+      for (const auto& d : devices_) devices.push_back(d.get());
+      PlacerOptions soft;
+      soft.allow_soft_placement = true;
+      std::vector<int> assignment;
+      GRT_RETURN_IF_ERROR(PlaceGraph(graph.get(), devices, soft, &assignment, &plan->report));
+      for (Node* node : graph->nodes()) exec_options.devices[node->id()] = devices[assignment[node->id()]];
+    } else {
+      // Nodes keep the device the whole-graph placement gave them; feeds and fetches live on
+      // the client device (CPU:0).
+      for (Node* node : graph->nodes()) {
+        auto it = placement.find(node->name());
+        Device* d = devices_[it != placement.end() ? it->second : 0].get();
+        exec_options.devices[node->id()] = d;
+        node->set_assigned_device(d->name());
+        plan->report.Add(PlacementDecision{node->name(), node->op(), node->requested_device(),
+                                           d->name(), "whole-graph placement"});
+      }
     }
     exec_options.resources = &resources_;
     exec_options.functions = plan->functions.get();

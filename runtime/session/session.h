@@ -64,6 +64,13 @@ class Session {
                              std::vector<Tensor>* fetch_tensors, RunMetadata* run_metadata) = 0;
   virtual Status ReleaseCallable(CallableHandle handle) = 0;
 
+  // graphrt extension: a callable whose nodes run on `device` ("/device:CPU:1",
+  // "/device:GPU:0", ...) whatever devices the graph requests -- the per-call device choice
+  // that wrapping sess.run in tf.device() never gave. Nodes that device cannot run fall back
+  // as soft placement does; `report`, when given, receives every decision with its reason.
+  virtual Status MakeCallableOnDevice(const CallableOptions& options, const std::string& device,
+                                      CallableHandle* handle, PlacementReport* report) = 0;
+
   // Where every node of every plan compiled so far was placed, and why.
   virtual PlacementReport GetPlacementReport() = 0;
 
