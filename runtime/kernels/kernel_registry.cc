@@ -32,6 +32,7 @@ KernelRegistry* KernelRegistry::Global() {
     RegisterAssertAndSequenceKernels(r);
     RegisterVariableKernels(r);
     RegisterSaveRestoreKernels(r);
+    RegisterLookupTableKernels(r);
     return r;
   }();
   return registry;

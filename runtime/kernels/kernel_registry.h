@@ -131,6 +131,7 @@ void RegisterTensorListKernels(KernelRegistry* r);
 void RegisterAssertAndSequenceKernels(KernelRegistry* r);
 void RegisterVariableKernels(KernelRegistry* r);
 void RegisterSaveRestoreKernels(KernelRegistry* r);
+void RegisterLookupTableKernels(KernelRegistry* r);
 
 }  // namespace graphrt
 

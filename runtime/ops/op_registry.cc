@@ -239,6 +239,7 @@ OpRegistry* OpRegistry::Global() {
     RegisterDataFlowOps(r);
     RegisterStateOps(r);
     RegisterIoOps(r);
+    RegisterLookupOps(r);
     return r;
   }();
   return registry;

@@ -90,6 +90,7 @@ void RegisterFunctionalOps(OpRegistry* r);   // functional_ops.cc
 void RegisterDataFlowOps(OpRegistry* r);     // data_flow_ops.cc: TensorArray, TensorList
 void RegisterStateOps(OpRegistry* r);        // state_ops.cc: variables
 void RegisterIoOps(OpRegistry* r);           // io_ops.cc: SaveV2, RestoreV2, ...
+void RegisterLookupOps(OpRegistry* r);       // lookup_ops.cc: hash tables
 
 }  // namespace graphrt
 
