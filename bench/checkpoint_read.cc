@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
       if (!t.ok()) return std::fprintf(stderr, "%s\n", t.status().ToString().c_str()), 1;
       bytes += t->TotalBytes();
     }
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(seconds.begin(), seconds.end());
   std::printf("{\"median_seconds\": %.6f, \"bytes\": %zu}\n", seconds[seconds.size() / 2], bytes);

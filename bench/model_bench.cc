@@ -26,7 +26,8 @@ void BM_Model(benchmark::State& state) {
   std::string dir = std::string(GRAPHRT_SOURCE_DIR) + "/tests/fixtures/models/";
   GraphDef graph;
   Status s = ReadGraphDef(dir + model.name + ".pb", &graph);
-  StatusOr<Tensor> input = ReadNpy(dir + model.name + "_batch" + std::to_string(batch) + ".in0.npy");
+  StatusOr<Tensor> input =
+      ReadNpy(dir + model.name + "_batch" + std::to_string(batch) + ".in0.npy");
   if (!s.ok() || !input.ok()) {
     state.SkipWithError("fixture missing");
     return;
@@ -121,9 +122,9 @@ void BM_WhileLoopIteration(benchmark::State& state) {
       break;
     }
   }
-  state.counters["us_per_iteration"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * kIterations,
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["us_per_iteration"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * kIterations,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.SetLabel("while_10000");
 }
 BENCHMARK(BM_WhileLoopIteration)->Unit(benchmark::kMicrosecond)->UseRealTime();

@@ -25,15 +25,15 @@ int ReportError(const Status& status) {
 }
 
 void AddSessionFlags(po::options_description* desc) {
-  desc->add_options()
-      ("config", po::value<std::string>(), "a text tensorflow.ConfigProto (FILE.pbtxt)")
-      ("device-count", po::value<std::vector<std::string>>()->composing(),
-       "TYPE=N: use at most N devices of TYPE (repeatable)")
-      ("soft-placement", po::bool_switch(), "place nodes elsewhere when their device is missing")
-      ("log-placement", po::value<std::string>()->implicit_value(""),
-       "print TensorFlow-style placement lines, to stderr or (--log-placement=FILE) to FILE")
-      ("intra-threads", po::value<int>(), "intra-op threads (0: one per core)")
-      ("inter-threads", po::value<int>(), "inter-op threads (0: one per core, <0: caller's)");
+  desc->add_options()("config", po::value<std::string>(),
+                      "a text tensorflow.ConfigProto (FILE.pbtxt)")(
+      "device-count", po::value<std::vector<std::string>>()->composing(),
+      "TYPE=N: use at most N devices of TYPE (repeatable)")(
+      "soft-placement", po::bool_switch(), "place nodes elsewhere when their device is missing")(
+      "log-placement", po::value<std::string>()->implicit_value(""),
+      "print TensorFlow-style placement lines, to stderr or (--log-placement=FILE) to FILE")(
+      "intra-threads", po::value<int>(), "intra-op threads (0: one per core)")(
+      "inter-threads", po::value<int>(), "inter-op threads (0: one per core, <0: caller's)");
 }
 
 StatusOr<SessionFlags> ReadSessionFlags(const po::variables_map& vm) {
@@ -157,7 +157,8 @@ Status StoreNumber(const nlohmann::json& j, T* out) {
     }
     int64_t v = j.get<int64_t>();
     if (v < static_cast<int64_t>(std::numeric_limits<T>::lowest()) ||
-        (v > 0 && static_cast<uint64_t>(v) > static_cast<uint64_t>(std::numeric_limits<T>::max()))) {
+        (v > 0 &&
+         static_cast<uint64_t>(v) > static_cast<uint64_t>(std::numeric_limits<T>::max()))) {
       return InvalidArgument(j.dump(), " is out of range");
     }
     *out = static_cast<T>(v);
@@ -225,10 +226,14 @@ StatusOr<Tensor> ParseInputValue(const std::string& name, const std::string& val
 
 std::string CliDtypeName(DataType dtype) {
   switch (dtype) {
-    case ::tensorflow::DT_FLOAT: return "float32";
-    case ::tensorflow::DT_DOUBLE: return "float64";
-    case ::tensorflow::DT_HALF: return "float16";
-    default: return DataTypeString(dtype);
+    case ::tensorflow::DT_FLOAT:
+      return "float32";
+    case ::tensorflow::DT_DOUBLE:
+      return "float64";
+    case ::tensorflow::DT_HALF:
+      return "float16";
+    default:
+      return DataTypeString(dtype);
   }
 }
 

@@ -45,8 +45,7 @@ Status SplitAssignment(const std::string& text, const std::string& flag, std::st
 // An --input VALUE: inline (JSON-style nested lists, numbers, "strings", true/false) when it
 // starts with '[', a digit, '-', '.', '"', "true" or "false"; else a .npy path. The tensor gets
 // `dtype` (from the placeholder or signature); values that do not fit are errors naming `name`.
-StatusOr<Tensor> ParseInputValue(const std::string& name, const std::string& value,
-                                 DataType dtype);
+StatusOr<Tensor> ParseInputValue(const std::string& name, const std::string& value, DataType dtype);
 
 // numpy-style names for output: "float32", "float64", "float16", "int32", "bool", "string".
 std::string CliDtypeName(DataType dtype);

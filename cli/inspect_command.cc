@@ -73,8 +73,8 @@ int InspectGraphDef(const std::string& path, bool json) {
     std::vector<std::string> ops, phs, sinks, devices;
     for (const auto& [op, n] : s->op_histogram) ops.push_back(StrCat(JsonString(op), ": ", n));
     for (const auto& p : s->placeholders) {
-      phs.push_back(StrCat("{\"name\": ", JsonString(p.name), ", \"dtype\": ",
-                           JsonString(p.dtype), ", \"shape\": ", JsonString(p.shape), "}"));
+      phs.push_back(StrCat("{\"name\": ", JsonString(p.name), ", \"dtype\": ", JsonString(p.dtype),
+                           ", \"shape\": ", JsonString(p.shape), "}"));
     }
     for (const auto& n : s->sinks) sinks.push_back(JsonString(n));
     for (const auto& [d, n] : s->devices) devices.push_back(StrCat(JsonString(d), ": ", n));
@@ -120,7 +120,8 @@ int InspectCheckpoint(std::string prefix, bool json, bool verify) {
   StatusOr<std::unique_ptr<BundleReader>> reader = BundleReader::Open(prefix);
   if (!reader.ok()) return ReportError(reader.status());
   std::vector<std::string> items;
-  if (!json) std::cout << "checkpoint " << prefix << ": " << (*reader)->num_shards() << " shard(s)\n";
+  if (!json)
+    std::cout << "checkpoint " << prefix << ": " << (*reader)->num_shards() << " shard(s)\n";
   for (const std::string& key : (*reader)->Keys()) {
     StatusOr<::tensorflow::BundleEntryProto> entry = (*reader)->Entry(key);
     if (!entry.ok()) return ReportError(entry.status());
@@ -128,8 +129,8 @@ int InspectCheckpoint(std::string prefix, bool json, bool verify) {
     std::string shape = ShapeText(entry->shape());
     if (json) {
       items.push_back(StrCat("{\"name\": ", JsonString(key), ", \"dtype\": \"", dtype,
-                             "\", \"shape\": ", JsonString(shape), ", \"shard\": ",
-                             entry->shard_id(), ", \"bytes\": ", entry->size(),
+                             "\", \"shape\": ", JsonString(shape),
+                             ", \"shard\": ", entry->shard_id(), ", \"bytes\": ", entry->size(),
                              ", \"slices\": ", entry->slices_size(), "}"));
     } else if (entry->slices_size() > 0) {
       std::cout << "  " << key << ": " << dtype << shape << " partitioned, " << entry->slices_size()
@@ -155,8 +156,8 @@ int InspectCheckpoint(std::string prefix, bool json, bool verify) {
   if (json) {
     std::cout << "{\"kind\": \"checkpoint\", \"prefix\": " << JsonString(prefix)
               << ", \"shards\": " << (*reader)->num_shards() << ", \"tensors\": ["
-              << StrJoin(items, ", ") << "]" << (verify ? StrCat(", \"verify\": ", JsonString(verdict)) : "")
-              << "}" << std::endl;
+              << StrJoin(items, ", ") << "]"
+              << (verify ? StrCat(", \"verify\": ", JsonString(verdict)) : "") << "}" << std::endl;
   } else if (verify) {
     std::cout << "verify: " << verdict << std::endl;
   }
@@ -172,7 +173,8 @@ int InspectSavedModel(const std::string& path, bool json, bool verify) {
   if (!s.ok()) return ReportError(s);
   std::vector<std::string> graphs;
   for (const auto& mg : saved_model.meta_graphs()) {
-    std::vector<std::string> tags(mg.meta_info_def().tags().begin(), mg.meta_info_def().tags().end());
+    std::vector<std::string> tags(mg.meta_info_def().tags().begin(),
+                                  mg.meta_info_def().tags().end());
     if (!json) std::cout << "MetaGraphDef with tag-set: '" << StrJoin(tags, ", ") << "'\n";
     std::vector<std::string> sigs;
     std::map<std::string, ::tensorflow::SignatureDef> sorted(mg.signature_def().begin(),
@@ -185,21 +187,23 @@ int InspectSavedModel(const std::string& path, bool json, bool verify) {
           std::cout << "    input  " << name << ": " << info.name() << " "
                     << CliDtypeName(info.dtype()) << ShapeText(info.tensor_shape()) << "\n";
         }
-        ins.push_back(StrCat("{\"key\": ", JsonString(name), ", \"name\": ", JsonString(info.name()),
-                             ", \"dtype\": \"", CliDtypeName(info.dtype()), "\", \"shape\": ",
-                             JsonString(ShapeText(info.tensor_shape())), "}"));
+        ins.push_back(StrCat("{\"key\": ", JsonString(name), ", \"name\": ",
+                             JsonString(info.name()), ", \"dtype\": \"", CliDtypeName(info.dtype()),
+                             "\", \"shape\": ", JsonString(ShapeText(info.tensor_shape())), "}"));
       }
       for (const auto& [name, info] : sig.outputs()) {
         if (!json) {
           std::cout << "    output " << name << ": " << info.name() << " "
                     << CliDtypeName(info.dtype()) << ShapeText(info.tensor_shape()) << "\n";
         }
-        outs.push_back(StrCat("{\"key\": ", JsonString(name), ", \"name\": ", JsonString(info.name()),
-                              ", \"dtype\": \"", CliDtypeName(info.dtype()), "\", \"shape\": ",
-                              JsonString(ShapeText(info.tensor_shape())), "}"));
+        outs.push_back(StrCat("{\"key\": ", JsonString(name),
+                              ", \"name\": ", JsonString(info.name()), ", \"dtype\": \"",
+                              CliDtypeName(info.dtype()),
+                              "\", \"shape\": ", JsonString(ShapeText(info.tensor_shape())), "}"));
       }
-      sigs.push_back(StrCat("{\"key\": ", JsonString(key), ", \"method\": ", JsonString(sig.method_name()),
-                            ", \"inputs\": [", StrJoin(ins, ", "), "], \"outputs\": [", StrJoin(outs, ", "), "]}"));
+      sigs.push_back(StrCat("{\"key\": ", JsonString(key),
+                            ", \"method\": ", JsonString(sig.method_name()), ", \"inputs\": [",
+                            StrJoin(ins, ", "), "], \"outputs\": [", StrJoin(outs, ", "), "]}"));
     }
     std::vector<std::string> quoted;
     for (const auto& t : tags) quoted.push_back(JsonString(t));
@@ -219,11 +223,10 @@ int InspectSavedModel(const std::string& path, bool json, bool verify) {
 
 int InspectCommand(int argc, char** argv) {
   po::options_description desc("graphrt inspect PATH [--json]");
-  desc.add_options()
-      ("help,h", "describe this command")
-      ("path", po::value<std::string>(), "a GraphDef, SavedModel folder or checkpoint prefix")
-      ("json", po::bool_switch(), "print one JSON document")
-      ("verify", po::bool_switch(), "check every checksum (checkpoints, SavedModels)");
+  desc.add_options()("help,h", "describe this command")(
+      "path", po::value<std::string>(), "a GraphDef, SavedModel folder or checkpoint prefix")(
+      "json", po::bool_switch(), "print one JSON document")(
+      "verify", po::bool_switch(), "check every checksum (checkpoints, SavedModels)");
   po::positional_options_description positional;
   positional.add("path", 1);
   po::variables_map vm;
@@ -240,12 +243,17 @@ int InspectCommand(int argc, char** argv) {
   bool json = vm["json"].as<bool>();
   bool verify = vm["verify"].as<bool>();
   switch (*kind) {
-    case ModelKind::kCheckpoint: return InspectCheckpoint(path, json, verify);
-    case ModelKind::kSavedModel: return InspectSavedModel(path, json, verify);
-    case ModelKind::kGraphDef: return InspectGraphDef(path, json);
+    case ModelKind::kCheckpoint:
+      return InspectCheckpoint(path, json, verify);
+    case ModelKind::kSavedModel:
+      return InspectSavedModel(path, json, verify);
+    case ModelKind::kGraphDef:
+      return InspectGraphDef(path, json);
     default:
-      return ReportError(Unimplemented("inspecting this kind of artefact is not supported by "
-                                       "this build yet: ", path));
+      return ReportError(
+          Unimplemented("inspecting this kind of artefact is not supported by "
+                        "this build yet: ",
+                        path));
   }
 }
 

@@ -51,8 +51,8 @@ StatusOr<std::string> ChooseSignature(const MetaGraphDef& meta_graph, const std:
   std::string key = wanted.empty() ? kDefaultServingSignatureDefKey : wanted;
   if (std::find(keys.begin(), keys.end(), key) != keys.end()) return key;
   if (wanted.empty() && keys.size() == 1) return keys[0];
-  return NotFound("no signature '", key, "' in ", path, "; the signatures are: ",
-                  keys.empty() ? "(none)" : StrJoin(keys, ", "));
+  return NotFound("no signature '", key, "' in ", path,
+                  "; the signatures are: ", keys.empty() ? "(none)" : StrJoin(keys, ", "));
 }
 
 Status UseSignature(const MetaGraphDef& meta_graph, const std::string& wanted,
@@ -171,8 +171,8 @@ StatusOr<ModelInput> FindInput(const LoadedModel& model, const std::string& name
   }
   std::vector<std::string> keys;
   for (const ModelInput& input : model.inputs) keys.push_back(input.key);
-  return NotFound("no input named '", name, "'; the model's inputs are: ",
-                  keys.empty() ? "(none)" : StrJoin(keys, ", "));
+  return NotFound("no input named '", name,
+                  "'; the model's inputs are: ", keys.empty() ? "(none)" : StrJoin(keys, ", "));
 }
 
 }  // namespace cli

@@ -19,21 +19,24 @@ namespace {
 
 const char* KindName(ReplayLine::Kind kind) {
   switch (kind) {
-    case ReplayLine::kSame: return "same";
-    case ReplayLine::kMoved: return "moved";
-    case ReplayLine::kAbsentFromGraph: return "absent-from-graph";
-    case ReplayLine::kAbsentFromLog: return "absent-from-log";
+    case ReplayLine::kSame:
+      return "same";
+    case ReplayLine::kMoved:
+      return "moved";
+    case ReplayLine::kAbsentFromGraph:
+      return "absent-from-graph";
+    case ReplayLine::kAbsentFromLog:
+      return "absent-from-log";
   }
   return "?";
 }
 
 int Replay(int argc, char** argv) {
   po::options_description desc("graphrt placement replay LOG MODEL [options]");
-  desc.add_options()
-      ("help,h", "describe this command")
-      ("log", po::value<std::string>(), "a placement log (TensorFlow's or graphrt's)")
-      ("model", po::value<std::string>(), "the graph the log is of (GraphDef)")
-      ("json", po::bool_switch(), "print one JSON document");
+  desc.add_options()("help,h", "describe this command")(
+      "log", po::value<std::string>(), "a placement log (TensorFlow's or graphrt's)")(
+      "model", po::value<std::string>(), "the graph the log is of (GraphDef)")(
+      "json", po::bool_switch(), "print one JSON document");
   AddSessionFlags(&desc);
   po::positional_options_description positional;
   positional.add("log", 1).add("model", 1);
@@ -69,9 +72,10 @@ int Replay(int argc, char** argv) {
   if (vm["json"].as<bool>()) {
     std::vector<std::string> items;
     for (const ReplayLine& l : result->lines) {
-      items.push_back(StrCat("{\"node\": ", JsonString(l.node), ", \"status\": \"", KindName(l.kind),
-                             "\", \"logged\": ", JsonString(l.logged), ", \"assigned\": ",
-                             JsonString(l.assigned), ", \"reason\": ", JsonString(l.reason), "}"));
+      items.push_back(StrCat("{\"node\": ", JsonString(l.node), ", \"status\": \"",
+                             KindName(l.kind), "\", \"logged\": ", JsonString(l.logged),
+                             ", \"assigned\": ", JsonString(l.assigned),
+                             ", \"reason\": ", JsonString(l.reason), "}"));
     }
     std::cout << "{\"faithful\": " << (result->faithful ? "true" : "false") << ", \"nodes\": ["
               << StrJoin(items, ", ") << "]}" << std::endl;
@@ -91,11 +95,10 @@ int Replay(int argc, char** argv) {
 
 int Diff(int argc, char** argv) {
   po::options_description desc("graphrt placement diff A B [--json]");
-  desc.add_options()
-      ("help,h", "describe this command")
-      ("a", po::value<std::string>(), "a placement log")
-      ("b", po::value<std::string>(), "another placement log")
-      ("json", po::bool_switch(), "print one JSON document");
+  desc.add_options()("help,h", "describe this command")("a", po::value<std::string>(),
+                                                        "a placement log")(
+      "b", po::value<std::string>(), "another placement log")("json", po::bool_switch(),
+                                                              "print one JSON document");
   po::positional_options_description positional;
   positional.add("a", 1).add("b", 1);
   po::variables_map vm;
@@ -114,8 +117,9 @@ int Diff(int argc, char** argv) {
   if (vm["json"].as<bool>()) {
     std::vector<std::string> items;
     for (const DiffLine& d : diff) {
-      const char* kind = d.kind == DiffLine::kDiffers ? "differs"
-                         : d.kind == DiffLine::kOnlyInA ? "only-in-a" : "only-in-b";
+      const char* kind = d.kind == DiffLine::kDiffers   ? "differs"
+                         : d.kind == DiffLine::kOnlyInA ? "only-in-a"
+                                                        : "only-in-b";
       items.push_back(StrCat("{\"node\": ", JsonString(d.node), ", \"status\": \"", kind,
                              "\", \"a\": ", JsonString(d.a), ", \"b\": ", JsonString(d.b), "}"));
     }

@@ -25,9 +25,9 @@ std::string ChromeTrace(const ::tensorflow::StepStats& stats) {
                             ", \"args\": {\"name\": ", JsonString(dev.device()), "}}"));
     for (const auto& ns : dev.node_stats()) {
       events.push_back(StrCat("{\"name\": ", JsonString(ns.node_name()),
-                              ", \"cat\": \"Op\", \"ph\": \"X\", \"pid\": ", pid,
-                              ", \"tid\": ", ns.thread_id() % 100000, ", \"ts\": ",
-                              ns.all_start_micros(), ", \"dur\": ", ns.all_end_rel_micros(),
+                              ", \"cat\": \"Op\", \"ph\": \"X\", \"pid\": ", pid, ", \"tid\": ",
+                              ns.thread_id() % 100000, ", \"ts\": ", ns.all_start_micros(),
+                              ", \"dur\": ", ns.all_end_rel_micros(),
                               ", \"args\": {\"label\": ", JsonString(ns.timeline_label()), "}}"));
     }
     ++pid;
@@ -40,21 +40,20 @@ std::string ChromeTrace(const ::tensorflow::StepStats& stats) {
 int RunCommand(int argc, char** argv) {
   po::options_description desc(
       "graphrt run MODEL [--input NAME=VALUE]... [--output NAME]... [options]");
-  desc.add_options()
-      ("help,h", "describe this command")
-      ("model", po::value<std::string>(),
-       "a frozen GraphDef (.pb, .pbtxt), a SavedModel folder, or a MetaGraphDef (.meta)")
-      ("tag", po::value<std::vector<std::string>>()->composing(),
-       "SavedModel tag (repeatable or comma-separated; the set must match; default serve)")
-      ("signature", po::value<std::string>(), "SavedModel signature (default serving_default)")
-      ("checkpoint", po::value<std::string>(), "checkpoint PREFIX to restore a .meta graph from")
-      ("input", po::value<std::vector<std::string>>()->composing(),
-       "NAME=VALUE: inline value ([[1,2],[3,4]], 3, \"text\", true) or a .npy file")
-      ("output", po::value<std::vector<std::string>>()->composing(), "a tensor to fetch")
-      ("out-dir", po::value<std::string>(), "also write each output as DIR/<name>.npy")
-      ("json", po::bool_switch(), "print one JSON document instead of lines")
-      ("summarize", po::value<int64_t>(), "print at most N values of each output")
-      ("trace", po::value<std::string>(), "write a Chrome trace of the run to FILE.json");
+  desc.add_options()("help,h", "describe this command")(
+      "model", po::value<std::string>(),
+      "a frozen GraphDef (.pb, .pbtxt), a SavedModel folder, or a MetaGraphDef (.meta)")(
+      "tag", po::value<std::vector<std::string>>()->composing(),
+      "SavedModel tag (repeatable or comma-separated; the set must match; default serve)")(
+      "signature", po::value<std::string>(), "SavedModel signature (default serving_default)")(
+      "checkpoint", po::value<std::string>(), "checkpoint PREFIX to restore a .meta graph from")(
+      "input", po::value<std::vector<std::string>>()->composing(),
+      "NAME=VALUE: inline value ([[1,2],[3,4]], 3, \"text\", true) or a .npy file")(
+      "output", po::value<std::vector<std::string>>()->composing(), "a tensor to fetch")(
+      "out-dir", po::value<std::string>(), "also write each output as DIR/<name>.npy")(
+      "json", po::bool_switch(), "print one JSON document instead of lines")(
+      "summarize", po::value<int64_t>(), "print at most N values of each output")(
+      "trace", po::value<std::string>(), "write a Chrome trace of the run to FILE.json");
   AddSessionFlags(&desc);
   po::positional_options_description positional;
   positional.add("model", 1);
@@ -75,7 +74,8 @@ int RunCommand(int argc, char** argv) {
   if (vm.count("tag")) {
     model_flags.tags.clear();
     for (const std::string& tag : vm["tag"].as<std::vector<std::string>>()) {
-      for (const std::string& t : StrSplit(tag, ',', /*skip_empty=*/true)) model_flags.tags.push_back(t);
+      for (const std::string& t : StrSplit(tag, ',', /*skip_empty=*/true))
+        model_flags.tags.push_back(t);
     }
   }
   if (vm.count("signature")) model_flags.signature = vm["signature"].as<std::string>();

@@ -48,8 +48,8 @@ Status ReadBinaryOrTextProto(const std::string& path, const std::string& what,
       return Status::OK();
     }
     message->Clear();
-    return DataLoss("could not parse ", path, " as a binary ", what,
-                    " (truncated or not a ", what, ")");
+    return DataLoss("could not parse ", path, " as a binary ", what, " (truncated or not a ", what,
+                    ")");
   }
   google::protobuf::TextFormat::Parser parser;
   ErrorCollector errors;

@@ -35,21 +35,32 @@ Status ParseDescr(const std::string& descr, const std::string& name, Descr* out)
   out->item_size = static_cast<int>(out->kind == 'U' ? size * 4 : size);
   using namespace ::tensorflow;  // NOLINT: the DT_ names read best unqualified here
   switch (out->kind) {
-    case 'b': out->dtype = size == 1 ? DT_BOOL : DT_INVALID; break;
+    case 'b':
+      out->dtype = size == 1 ? DT_BOOL : DT_INVALID;
+      break;
     case 'i':
-      out->dtype = size == 1 ? DT_INT8 : size == 2 ? DT_INT16 : size == 4 ? DT_INT32
-                 : size == 8 ? DT_INT64 : DT_INVALID;
+      out->dtype = size == 1   ? DT_INT8
+                   : size == 2 ? DT_INT16
+                   : size == 4 ? DT_INT32
+                   : size == 8 ? DT_INT64
+                               : DT_INVALID;
       break;
     case 'u':
-      out->dtype = size == 1 ? DT_UINT8 : size == 2 ? DT_UINT16 : size == 4 ? DT_UINT32
-                 : size == 8 ? DT_UINT64 : DT_INVALID;
+      out->dtype = size == 1   ? DT_UINT8
+                   : size == 2 ? DT_UINT16
+                   : size == 4 ? DT_UINT32
+                   : size == 8 ? DT_UINT64
+                               : DT_INVALID;
       break;
     case 'f':
       out->dtype = size == 2 ? DT_HALF : size == 4 ? DT_FLOAT : size == 8 ? DT_DOUBLE : DT_INVALID;
       break;
     case 'S':
-    case 'U': out->dtype = DT_STRING; break;
-    default: out->dtype = DT_INVALID;
+    case 'U':
+      out->dtype = DT_STRING;
+      break;
+    default:
+      out->dtype = DT_INVALID;
   }
   if (out->dtype == DT_INVALID) {
     return InvalidArgument(name, ": unsupported npy dtype '", descr, "'");
@@ -119,7 +130,8 @@ StatusOr<Tensor> ParseNpy(const std::string& bytes, const std::string& name) {
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) return DataLoss(name, ": truncated .npy header");
     header_len = 0;
-    for (int i = 0; i < 4; ++i) header_len |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    for (int i = 0; i < 4; ++i)
+      header_len |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
     header_start = 12;
   } else {
     return InvalidArgument(name, ": unsupported .npy version ", major);
@@ -133,7 +145,8 @@ StatusOr<Tensor> ParseNpy(const std::string& bytes, const std::string& name) {
     return InvalidArgument(name, ": malformed .npy header: ", header);
   }
   if (descr_text.size() < 2 || descr_text.front() != '\'') {
-    return InvalidArgument(name, ": unsupported npy dtype ", descr_text, " (structured arrays are not supported)");
+    return InvalidArgument(name, ": unsupported npy dtype ", descr_text,
+                           " (structured arrays are not supported)");
   }
   Descr descr;
   GRT_RETURN_IF_ERROR(ParseDescr(descr_text.substr(1, descr_text.size() - 2), name, &descr));
@@ -227,18 +240,43 @@ StatusOr<std::string> SerializeNpy(const Tensor& tensor) {
   std::string descr;
   size_t max_len = 1;
   switch (tensor.dtype()) {
-    case DT_BOOL: descr = "|b1"; break;
-    case DT_INT8: descr = "|i1"; break;
-    case DT_UINT8: descr = "|u1"; break;
-    case DT_INT16: descr = "<i2"; break;
-    case DT_UINT16: case DT_BFLOAT16: descr = "<u2"; break;
-    case DT_INT32: descr = "<i4"; break;
-    case DT_UINT32: descr = "<u4"; break;
-    case DT_INT64: descr = "<i8"; break;
-    case DT_UINT64: descr = "<u8"; break;
-    case DT_HALF: descr = "<f2"; break;
-    case DT_FLOAT: descr = "<f4"; break;
-    case DT_DOUBLE: descr = "<f8"; break;
+    case DT_BOOL:
+      descr = "|b1";
+      break;
+    case DT_INT8:
+      descr = "|i1";
+      break;
+    case DT_UINT8:
+      descr = "|u1";
+      break;
+    case DT_INT16:
+      descr = "<i2";
+      break;
+    case DT_UINT16:
+    case DT_BFLOAT16:
+      descr = "<u2";
+      break;
+    case DT_INT32:
+      descr = "<i4";
+      break;
+    case DT_UINT32:
+      descr = "<u4";
+      break;
+    case DT_INT64:
+      descr = "<i8";
+      break;
+    case DT_UINT64:
+      descr = "<u8";
+      break;
+    case DT_HALF:
+      descr = "<f2";
+      break;
+    case DT_FLOAT:
+      descr = "<f4";
+      break;
+    case DT_DOUBLE:
+      descr = "<f8";
+      break;
     case DT_STRING:
       for (int64_t i = 0; i < tensor.NumElements(); ++i) {
         max_len = std::max(max_len, tensor.data<std::string>()[i].size());
@@ -249,9 +287,12 @@ StatusOr<std::string> SerializeNpy(const Tensor& tensor) {
       return Unimplemented("cannot write a ", DataTypeString(tensor.dtype()), " tensor as .npy");
   }
   std::string shape = "(";
-  for (int i = 0; i < tensor.dims(); ++i) shape += StrCat(tensor.dim_size(i), tensor.dims() == 1 ? "," : (i + 1 < tensor.dims() ? ", " : ""));
+  for (int i = 0; i < tensor.dims(); ++i)
+    shape +=
+        StrCat(tensor.dim_size(i), tensor.dims() == 1 ? "," : (i + 1 < tensor.dims() ? ", " : ""));
   shape += ")";
-  std::string header = StrCat("{'descr': '", descr, "', 'fortran_order': False, 'shape': ", shape, ", }");
+  std::string header =
+      StrCat("{'descr': '", descr, "', 'fortran_order': False, 'shape': ", shape, ", }");
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';

@@ -12,7 +12,8 @@ TEST(NpyTest, RoundTripsEveryNumericDtype) {
                          ::tensorflow::DT_BOOL}) {
     Tensor t(dtype, TensorShape({2, 3}));
     for (size_t i = 0; i < t.TotalBytes(); ++i) {
-      static_cast<uint8_t*>(t.raw_data())[i] = static_cast<uint8_t>(dtype == ::tensorflow::DT_BOOL ? i % 2 : i * 7);
+      static_cast<uint8_t*>(t.raw_data())[i] =
+          static_cast<uint8_t>(dtype == ::tensorflow::DT_BOOL ? i % 2 : i * 7);
     }
     StatusOr<std::string> bytes = SerializeNpy(t);
     ASSERT_TRUE(bytes.ok()) << bytes.status();

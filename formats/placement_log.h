@@ -18,7 +18,7 @@
 namespace graphrt {
 
 struct PlacementLogEntry {
-  std::string node;    // empty for eager lines, which name only the op
+  std::string node;  // empty for eager lines, which name only the op
   std::string op;
   std::string device;  // as printed
   int line = 0;        // 1-based line number in the log

@@ -33,7 +33,8 @@ StatusOr<const ::tensorflow::MetaGraphDef*> FindMetaGraphDef(
     std::unordered_set<std::string> have(mg.meta_info_def().tags().begin(),
                                          mg.meta_info_def().tags().end());
     if (have == tags) return &mg;
-    std::vector<std::string> sorted(mg.meta_info_def().tags().begin(), mg.meta_info_def().tags().end());
+    std::vector<std::string> sorted(mg.meta_info_def().tags().begin(),
+                                    mg.meta_info_def().tags().end());
     std::sort(sorted.begin(), sorted.end());
     present.push_back(StrCat("{ ", StrJoin(sorted, " "), " }"));
   }

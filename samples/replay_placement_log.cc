@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
   graphrt::Status s = graphrt::ReadGraphDef(graph_path, &graph);
   if (!s.ok()) return std::fprintf(stderr, "%s\n", s.ToString().c_str()), 1;
 
-  std::vector<std::unique_ptr<graphrt::Device>> owned = graphrt::CreateDevices(graphrt::SessionConfig());
+  std::vector<std::unique_ptr<graphrt::Device>> owned =
+      graphrt::CreateDevices(graphrt::SessionConfig());
   std::vector<graphrt::Device*> devices;
   for (auto& d : owned) devices.push_back(d.get());
   graphrt::PlacerOptions options;

@@ -10,23 +10,28 @@
 #include "runtime/session/saved_model.h"
 
 int main(int argc, char** argv) {
-  std::string dir = argc > 1 ? argv[1]
-                             : "../shared/testdata/real/tensorflow__serving/tensorflow_serving/"
-                               "servables/tensorflow/testdata/saved_model_half_plus_two_gpu/00000123";
+  std::string dir = argc > 1
+                        ? argv[1]
+                        : "../shared/testdata/real/tensorflow__serving/tensorflow_serving/"
+                          "servables/tensorflow/testdata/saved_model_half_plus_two_gpu/00000123";
   graphrt::SessionOptions options;
   options.config.allow_soft_placement = true;
   options.config.log_device_placement = true;  // "name: (Op): device" lines on stderr
   graphrt::SavedModelBundle bundle;
-  graphrt::Status s = graphrt::LoadSavedModel(options, graphrt::RunOptions(), dir, {"serve"}, &bundle);
+  graphrt::Status s =
+      graphrt::LoadSavedModel(options, graphrt::RunOptions(), dir, {"serve"}, &bundle);
   if (!s.ok()) return std::fprintf(stderr, "%s\n", s.ToString().c_str()), 1;
 
-  graphrt::Tensor x = graphrt::Tensor::Vector<float>({1, 2, 5}).Reshaped(graphrt::TensorShape({3, 1}));
+  graphrt::Tensor x =
+      graphrt::Tensor::Vector<float>({1, 2, 5}).Reshaped(graphrt::TensorShape({3, 1}));
   std::vector<graphrt::Tensor> y;
   s = bundle.session->Run({{"x:0", x}}, {"y:0"}, {}, &y);
   if (!s.ok()) return std::fprintf(stderr, "%s\n", s.ToString().c_str()), 1;
   std::printf("y = %s\n", y[0].DebugString().c_str());
   for (const auto& d : bundle.session->GetPlacementReport().decisions()) {
-    if (!d.requested.empty()) std::printf("%s: %s -> %s: %s\n", d.node.c_str(), d.requested.c_str(), d.assigned.c_str(), d.reason.c_str());
+    if (!d.requested.empty())
+      std::printf("%s: %s -> %s: %s\n", d.node.c_str(), d.requested.c_str(), d.assigned.c_str(),
+                  d.reason.c_str());
   }
   return 0;
 }

@@ -32,13 +32,15 @@ Result RunCli(const std::string& args) {
   return r;
 }
 
-std::string Fixture(const std::string& rel) { return testing::SourceDir() + "/tests/fixtures/" + rel; }
+std::string Fixture(const std::string& rel) {
+  return testing::SourceDir() + "/tests/fixtures/" + rel;
+}
 
 TEST(CliTest, RunWithInlineAndNpyInputs) {
   const std::string graph = Fixture("ops/binary/add_f32_3x5.pb");
-  Result r = RunCli(StrCat("run ", graph, " --input x=", Fixture("ops/binary/add_f32_3x5.in0.npy"),
-                           " --input y=", Fixture("ops/binary/add_f32_3x5.in1.npy"),
-                           " --output z"));
+  Result r =
+      RunCli(StrCat("run ", graph, " --input x=", Fixture("ops/binary/add_f32_3x5.in0.npy"),
+                    " --input y=", Fixture("ops/binary/add_f32_3x5.in1.npy"), " --output z"));
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out.rfind("z: float32[3,5] [", 0), 0u) << r.out;
 }
@@ -52,7 +54,9 @@ TEST(CliTest, JsonOutputAndOutDir) {
                            " --input=y=", Fixture("ops/binary/add_f32_3x5.in1.npy"),
                            " --output z:0 --json --out-dir ", dir));
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_EQ(r.out.rfind("{\"outputs\": [{\"name\": \"z:0\", \"dtype\": \"float32\", \"shape\": [3, 5]", 0), 0u)
+  EXPECT_EQ(r.out.rfind(
+                "{\"outputs\": [{\"name\": \"z:0\", \"dtype\": \"float32\", \"shape\": [3, 5]", 0),
+            0u)
       << r.out;
   StatusOr<Tensor> written = ReadNpy(dir + "/z_0.npy");
   ASSERT_TRUE(written.ok()) << written.status();
@@ -63,7 +67,8 @@ TEST(CliTest, JsonOutputAndOutDir) {
 
 TEST(CliTest, InlineValuesGetThePlaceholderDtype) {
   if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared/testdata/real is absent";
-  std::string graph = testing::SharedDir() + "/testdata/real/tensorflow__rust/examples/addition/model.pb";
+  std::string graph =
+      testing::SharedDir() + "/testdata/real/tensorflow__rust/examples/addition/model.pb";
   Result r = RunCli(StrCat("run ", graph, " --input x=3 --input y=-4 --output z"));
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out, "z: int32[] [-1]\n");

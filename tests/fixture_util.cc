@@ -28,8 +28,8 @@ StatusOr<std::vector<FixtureCase>> LoadManifest(const std::string& dir) {
     FixtureCase c;
     c.name = j.value("name", "");
     std::string graph = j.value("graph", "");
-    c.graph_path = StartsWith(graph, "shared:") ? SharedDir() + "/" + graph.substr(7)
-                                                : dir + "/" + graph;
+    c.graph_path =
+        StartsWith(graph, "shared:") ? SharedDir() + "/" + graph.substr(7) : dir + "/" + graph;
     for (const auto& [tensor, file] : j["feeds"].items()) {
       c.feeds.emplace_back(tensor, dir + "/" + file.get<std::string>());
     }
@@ -53,18 +53,26 @@ namespace {
 
 bool AsDouble(const Tensor& t, int64_t i, double* out) {
   switch (t.dtype()) {
-    case ::tensorflow::DT_FLOAT: *out = t.data<float>()[i]; return true;
-    case ::tensorflow::DT_DOUBLE: *out = t.data<double>()[i]; return true;
-    case ::tensorflow::DT_HALF: *out = static_cast<float>(t.data<half>()[i]); return true;
-    case ::tensorflow::DT_BFLOAT16: *out = static_cast<float>(t.data<bfloat16>()[i]); return true;
-    default: return false;
+    case ::tensorflow::DT_FLOAT:
+      *out = t.data<float>()[i];
+      return true;
+    case ::tensorflow::DT_DOUBLE:
+      *out = t.data<double>()[i];
+      return true;
+    case ::tensorflow::DT_HALF:
+      *out = static_cast<float>(t.data<half>()[i]);
+      return true;
+    case ::tensorflow::DT_BFLOAT16:
+      *out = static_cast<float>(t.data<bfloat16>()[i]);
+      return true;
+    default:
+      return false;
   }
 }
 
 }  // namespace
 
-std::string CompareTensors(const Tensor& actual, const Tensor& expected, double rtol,
-                           double atol) {
+std::string CompareTensors(const Tensor& actual, const Tensor& expected, double rtol, double atol) {
   if (actual.dtype() != expected.dtype()) {
     return StrCat("dtype ", DataTypeString(actual.dtype()), " != expected ",
                   DataTypeString(expected.dtype()));
@@ -112,8 +120,8 @@ std::string RunFixtureCase(const FixtureCase& c, const SessionConfig& config) {
   if (!s.ok()) return s.ToString();
   std::vector<std::pair<std::string, Tensor>> feeds;
   for (const auto& [tensor, path] : c.feeds) {
-    StatusOr<Tensor> t = ReadNpy(path, c.bf16.count(tensor) ? ::tensorflow::DT_BFLOAT16
-                                                              : ::tensorflow::DT_INVALID);
+    StatusOr<Tensor> t =
+        ReadNpy(path, c.bf16.count(tensor) ? ::tensorflow::DT_BFLOAT16 : ::tensorflow::DT_INVALID);
     if (!t.ok()) return t.status().ToString();
     feeds.emplace_back(tensor, *t);
   }
@@ -124,8 +132,8 @@ std::string RunFixtureCase(const FixtureCase& c, const SessionConfig& config) {
   if (!s.ok()) return s.ToString();
   for (size_t i = 0; i < c.fetches.size(); ++i) {
     const auto& [tensor, path] = c.fetches[i];
-    StatusOr<Tensor> expected = ReadNpy(path, c.bf16.count(tensor) ? ::tensorflow::DT_BFLOAT16
-                                                                     : ::tensorflow::DT_INVALID);
+    StatusOr<Tensor> expected =
+        ReadNpy(path, c.bf16.count(tensor) ? ::tensorflow::DT_BFLOAT16 : ::tensorflow::DT_INVALID);
     if (!expected.ok()) return expected.status().ToString();
     std::string diff = CompareTensors(outputs[i], *expected, c.rtol, c.atol);
     if (!diff.empty()) return StrCat(tensor, ": ", diff);

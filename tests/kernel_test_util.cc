@@ -59,9 +59,9 @@ namespace testing {
 StatusOr<std::vector<Tensor>> RunKernel(const ::tensorflow::NodeDef& node,
                                         const std::vector<Tensor>& inputs, int threads) {
   std::unique_ptr<Device> device = NewCpuDevice(0, threads);
-  GRT_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
-                       KernelRegistry::Global()->CreateKernel(kDeviceCpu, node, device.get(),
-                                                              nullptr));
+  GRT_ASSIGN_OR_RETURN(
+      std::unique_ptr<OpKernel> kernel,
+      KernelRegistry::Global()->CreateKernel(kDeviceCpu, node, device.get(), nullptr));
   if (static_cast<int>(inputs.size()) != kernel->num_inputs()) {
     return InvalidArgument("kernel ", node.op(), " takes ", kernel->num_inputs(), " inputs, got ",
                            inputs.size());

@@ -85,8 +85,10 @@ TEST(PlacementTest, ReplayOfGpuLogOnCpuMovesEveryNodeWithSoftPlacement) {
   // Without soft placement the first GPU-pinned node cannot be placed.
   StatusOr<ReplayResult> hard = ReplayPlacement(*log, graph, Raw(devices), PlacerOptions());
   ASSERT_FALSE(hard.ok());
-  EXPECT_NE(hard.status().message().find("Cannot assign a device for operation"), std::string::npos);
-  EXPECT_NE(hard.status().message().find("was explicitly assigned to /job:localhost/replica:0/task:0/device:GPU:0"),
+  EXPECT_NE(hard.status().message().find("Cannot assign a device for operation"),
+            std::string::npos);
+  EXPECT_NE(hard.status().message().find(
+                "was explicitly assigned to /job:localhost/replica:0/task:0/device:GPU:0"),
             std::string::npos)
       << hard.status();
 }
@@ -119,7 +121,8 @@ TEST(PlacementTest, ColocationFollowsClassAttr) {
   config.device_count["CPU"] = 2;
   for (auto& node : *graph.mutable_node()) {
     if (node.name() == "dense1/MatMul") node.set_device("/device:CPU:1");
-    if (node.name() == "Relu") (*node.mutable_attr())["_class"].mutable_list()->add_s("loc:@dense1/MatMul");
+    if (node.name() == "Relu")
+      (*node.mutable_attr())["_class"].mutable_list()->add_s("loc:@dense1/MatMul");
   }
   SessionOptions options;
   options.config = config;

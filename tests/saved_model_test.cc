@@ -25,13 +25,13 @@ std::string Serving(const std::string& name) {
          name;
 }
 
-#define SKIP_WITHOUT_SHARED()                                                    \
+#define SKIP_WITHOUT_SHARED() \
   if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared/testdata/real is absent"
 
-Status Predict(const SavedModelBundle& bundle, const std::vector<float>& x,
-               std::vector<float>* y) {
+Status Predict(const SavedModelBundle& bundle, const std::vector<float>& x, std::vector<float>* y) {
   GRT_ASSIGN_OR_RETURN(const SignatureDef* sig, bundle.GetSignature("serving_default"));
-  Tensor input = Tensor::Vector<float>(x).Reshaped(TensorShape({static_cast<int64_t>(x.size()), 1}));
+  Tensor input =
+      Tensor::Vector<float>(x).Reshaped(TensorShape({static_cast<int64_t>(x.size()), 1}));
   std::vector<Tensor> out;
   GRT_RETURN_IF_ERROR(bundle.session->Run({{sig->inputs().at("x").name(), input}},
                                           {sig->outputs().at("y").name()}, {}, &out));
@@ -109,8 +109,9 @@ TEST(SavedModelTest, GpuPinnedModelNeedsSoftPlacement) {
 TEST(SavedModelTest, CounterIsStatefulAcrossRuns) {
   SKIP_WITHOUT_SHARED();
   SavedModelBundle bundle;
-  ASSERT_TRUE(LoadSavedModel(SessionOptions(), RunOptions(), Serving("saved_model_counter/00000123"),
-                             {"serve"}, &bundle).ok());
+  ASSERT_TRUE(LoadSavedModel(SessionOptions(), RunOptions(),
+                             Serving("saved_model_counter/00000123"), {"serve"}, &bundle)
+                  .ok());
   auto run = [&](const std::string& signature, std::vector<std::pair<std::string, Tensor>> feeds) {
     const SignatureDef* sig = *bundle.GetSignature(signature);
     std::vector<Tensor> out;
@@ -131,8 +132,8 @@ TEST(SavedModelTest, LoaderErrors) {
   SavedModelBundle bundle;
   Status s = LoadSavedModel(SessionOptions(), RunOptions(), "/no/such/model", {"serve"}, &bundle);
   EXPECT_EQ(s.code(), Code::kNotFound);
-  s = LoadSavedModel(SessionOptions(), RunOptions(), Serving("saved_model_half_plus_two_cpu/00000123"),
-                     {"serve", "gpu"}, &bundle);
+  s = LoadSavedModel(SessionOptions(), RunOptions(),
+                     Serving("saved_model_half_plus_two_cpu/00000123"), {"serve", "gpu"}, &bundle);
   EXPECT_EQ(s.code(), Code::kNotFound);
   EXPECT_NE(s.message().find("{ serve }"), std::string::npos) << s;
   ASSERT_TRUE(LoadSavedModel(SessionOptions(), RunOptions(),
@@ -146,15 +147,17 @@ TEST(SavedModelTest, LoaderErrors) {
 TEST(SavedModelTest, NoVariablesFolderIsFine) {
   SKIP_WITHOUT_SHARED();
   SavedModelBundle bundle;
-  std::string dir = testing::SharedDir() +
-                    "/testdata/real/onnx__tensorflow-onnx/tests/models/saved_model_with_redundant_inputs";
+  std::string dir =
+      testing::SharedDir() +
+      "/testdata/real/onnx__tensorflow-onnx/tests/models/saved_model_with_redundant_inputs";
   Status s = LoadSavedModel(SessionOptions(), RunOptions(), dir, {"serve"}, &bundle);
   ASSERT_TRUE(s.ok()) << s;
   std::vector<Tensor> out;
   std::vector<float> x(10, 2.0f), y(10, 5.0f);
-  s = bundle.session->Run({{"Placeholder:0", Tensor::Vector<float>(x).Reshaped(TensorShape({1, 10}))},
-                           {"Placeholder_1:0", Tensor::Vector<float>(y).Reshaped(TensorShape({1, 10}))}},
-                          {"Add:0"}, {}, &out);
+  s = bundle.session->Run(
+      {{"Placeholder:0", Tensor::Vector<float>(x).Reshaped(TensorShape({1, 10}))},
+       {"Placeholder_1:0", Tensor::Vector<float>(y).Reshaped(TensorShape({1, 10}))}},
+      {"Add:0"}, {}, &out);
   ASSERT_TRUE(s.ok()) << s;
   // z = x + 1: the graph ignores its second input (hence "redundant inputs").
   EXPECT_EQ(out[0].data<float>()[0], 3.0f);
@@ -192,7 +195,9 @@ TEST(SavedModelFixtures, MatchTensorFlow) {
     if (c["kind"] == "meta") {
       MetaGraphDef meta;
       Status s = ReadBinaryOrTextProto(path, "MetaGraphDef", &meta);
-      if (s.ok()) s = LoadMetaGraph(SessionOptions(), meta, dir + "/" + c["checkpoint"].get<std::string>(), &session);
+      if (s.ok())
+        s = LoadMetaGraph(SessionOptions(), meta, dir + "/" + c["checkpoint"].get<std::string>(),
+                          &session);
       if (!s.ok()) {
         fail(s.ToString());
         continue;
@@ -240,8 +245,9 @@ TEST(SavedModelFixtures, MatchTensorFlow) {
     ++ran;
     for (size_t i = 0; i < fetches.size(); ++i) {
       StatusOr<Tensor> expected = ReadNpy(expected_files[i]);
-      std::string diff = expected.ok() ? testing::CompareTensors(results[i], *expected, c["rtol"], c["atol"])
-                                       : expected.status().ToString();
+      std::string diff = expected.ok()
+                             ? testing::CompareTensors(results[i], *expected, c["rtol"], c["atol"])
+                             : expected.status().ToString();
       if (!diff.empty()) fail(StrCat(fetches[i], ": ", diff));
     }
   }

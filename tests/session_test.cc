@@ -97,8 +97,7 @@ TEST(SessionTest, UnfedPlaceholderNamesIt) {
   std::vector<Tensor> out;
   Status s = session->Run({}, {"y"}, {}, &out);
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
-  EXPECT_NE(s.message().find("You must feed a value for placeholder tensor 'x'"),
-            std::string::npos)
+  EXPECT_NE(s.message().find("You must feed a value for placeholder tensor 'x'"), std::string::npos)
       << s;
 }
 
@@ -168,13 +167,14 @@ TEST(SessionTest, ExtendAddsNodes) {
 }
 
 TEST(SessionTest, BadGraphsAreRejectedAtCreate) {
-  for (const char* text : {
-           R"(node { name: "a" op: "Neg" input: "missing" attr { key: "T" value { type: DT_FLOAT } } })",
-           R"(node { name: "a" op: "NoOp" } node { name: "a" op: "NoOp" })",
-           R"(node { name: "a" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+  for (
+      const char* text : {
+          R"(node { name: "a" op: "Neg" input: "missing" attr { key: "T" value { type: DT_FLOAT } } })",
+          R"(node { name: "a" op: "NoOp" } node { name: "a" op: "NoOp" })",
+          R"(node { name: "a" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
                      attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
               node { name: "b" op: "Neg" input: "a" attr { key: "T" value { type: DT_FLOAT } } })",
-       }) {
+      }) {
     GraphDef g;
     ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &g));
     std::unique_ptr<Session> session;

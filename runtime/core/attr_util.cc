@@ -14,8 +14,8 @@ Status Missing(const NodeDef& node, const std::string& name) {
 }
 
 Status WrongKind(const NodeDef& node, const std::string& name, const char* expected) {
-  return InvalidArgument("attr '", name, "' of node '", node.name(), "' (", node.op(),
-                         ") is not ", expected);
+  return InvalidArgument("attr '", name, "' of node '", node.name(), "' (", node.op(), ") is not ",
+                         expected);
 }
 
 StatusOr<const AttrValue*> Lookup(const NodeDef& node, const std::string& name,
@@ -147,18 +147,26 @@ Status GetNodeAttr(const NodeDef& node, const std::string& name,
 
 std::string AttrValueSummary(const AttrValue& value) {
   switch (value.value_case()) {
-    case AttrValue::kS: return StrCat("\"", value.s(), "\"");
-    case AttrValue::kI: return std::to_string(value.i());
-    case AttrValue::kF: return FormatShortest(value.f(), true);
-    case AttrValue::kB: return value.b() ? "true" : "false";
-    case AttrValue::kType: return DataTypeString(value.type());
-    case AttrValue::kShape: return PartialTensorShape::FromProto(value.shape()).DebugString();
+    case AttrValue::kS:
+      return StrCat("\"", value.s(), "\"");
+    case AttrValue::kI:
+      return std::to_string(value.i());
+    case AttrValue::kF:
+      return FormatShortest(value.f(), true);
+    case AttrValue::kB:
+      return value.b() ? "true" : "false";
+    case AttrValue::kType:
+      return DataTypeString(value.type());
+    case AttrValue::kShape:
+      return PartialTensorShape::FromProto(value.shape()).DebugString();
     case AttrValue::kTensor: {
       StatusOr<Tensor> t = Tensor::FromProto(value.tensor());
       return t.ok() ? t->DebugString(4) : "<bad tensor>";
     }
-    case AttrValue::kFunc: return StrCat("func ", value.func().name());
-    case AttrValue::kPlaceholder: return StrCat("$", value.placeholder());
+    case AttrValue::kFunc:
+      return StrCat("func ", value.func().name());
+    case AttrValue::kPlaceholder:
+      return StrCat("$", value.placeholder());
     case AttrValue::kList: {
       std::vector<std::string> items;
       const auto& l = value.list();
@@ -166,12 +174,15 @@ std::string AttrValueSummary(const AttrValue& value) {
       for (auto i : l.i()) items.push_back(std::to_string(i));
       for (auto f : l.f()) items.push_back(FormatShortest(f, true));
       for (auto b : l.b()) items.push_back(b ? "true" : "false");
-      for (int t : l.type()) items.push_back(DataTypeString(static_cast<::tensorflow::DataType>(t)));
-      for (const auto& s : l.shape()) items.push_back(PartialTensorShape::FromProto(s).DebugString());
+      for (int t : l.type())
+        items.push_back(DataTypeString(static_cast<::tensorflow::DataType>(t)));
+      for (const auto& s : l.shape())
+        items.push_back(PartialTensorShape::FromProto(s).DebugString());
       for (const auto& f : l.func()) items.push_back(f.name());
       return StrCat("[", StrJoin(items, ", "), "]");
     }
-    default: return "<unset>";
+    default:
+      return "<unset>";
   }
 }
 

@@ -142,10 +142,10 @@ class [[nodiscard]] StatusOr {
 #define GRT_CONCAT_INNER_(a, b) a##b
 #define GRT_CONCAT_(a, b) GRT_CONCAT_INNER_(a, b)
 
-#define GRT_RETURN_IF_ERROR(expr)                       \
-  do {                                                  \
-    ::graphrt::Status grt_status_ = (expr);             \
-    if (!grt_status_.ok()) return grt_status_;          \
+#define GRT_RETURN_IF_ERROR(expr)              \
+  do {                                         \
+    ::graphrt::Status grt_status_ = (expr);    \
+    if (!grt_status_.ok()) return grt_status_; \
   } while (0)
 
 #define GRT_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \

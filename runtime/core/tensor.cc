@@ -12,10 +12,14 @@ namespace graphrt {
 
 size_t ElementObjectSize(DataType dtype) {
   switch (BaseType(dtype)) {
-    case ::tensorflow::DT_STRING: return sizeof(std::string);
-    case ::tensorflow::DT_RESOURCE: return sizeof(ResourceHandle);
-    case ::tensorflow::DT_VARIANT: return sizeof(Variant);
-    default: return static_cast<size_t>(DataTypeSize(dtype));
+    case ::tensorflow::DT_STRING:
+      return sizeof(std::string);
+    case ::tensorflow::DT_RESOURCE:
+      return sizeof(ResourceHandle);
+    case ::tensorflow::DT_VARIANT:
+      return sizeof(Variant);
+    default:
+      return static_cast<size_t>(DataTypeSize(dtype));
   }
 }
 
@@ -103,20 +107,34 @@ std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DataType dtype, int64_t num
   buffer->dtype_ = BaseType(dtype);
   buffer->num_elements_ = num_elements;
   switch (buffer->dtype_) {
-    case ::tensorflow::DT_STRING: ConstructAll<std::string>(data, num_elements); break;
-    case ::tensorflow::DT_RESOURCE: ConstructAll<ResourceHandle>(data, num_elements); break;
-    case ::tensorflow::DT_VARIANT: ConstructAll<Variant>(data, num_elements); break;
-    default: break;
+    case ::tensorflow::DT_STRING:
+      ConstructAll<std::string>(data, num_elements);
+      break;
+    case ::tensorflow::DT_RESOURCE:
+      ConstructAll<ResourceHandle>(data, num_elements);
+      break;
+    case ::tensorflow::DT_VARIANT:
+      ConstructAll<Variant>(data, num_elements);
+      break;
+    default:
+      break;
   }
   return buffer;
 }
 
 TensorBuffer::~TensorBuffer() {
   switch (dtype_) {
-    case ::tensorflow::DT_STRING: DestroyAll<std::string>(data_, num_elements_); break;
-    case ::tensorflow::DT_RESOURCE: DestroyAll<ResourceHandle>(data_, num_elements_); break;
-    case ::tensorflow::DT_VARIANT: DestroyAll<Variant>(data_, num_elements_); break;
-    default: break;
+    case ::tensorflow::DT_STRING:
+      DestroyAll<std::string>(data_, num_elements_);
+      break;
+    case ::tensorflow::DT_RESOURCE:
+      DestroyAll<ResourceHandle>(data_, num_elements_);
+      break;
+    case ::tensorflow::DT_VARIANT:
+      DestroyAll<Variant>(data_, num_elements_);
+      break;
+    default:
+      break;
   }
   BufferCache::Get()->Give(data_, capacity_);
 }
@@ -417,7 +435,8 @@ void Tensor::AsProtoField(::tensorflow::TensorProto* proto) const {
       for (int64_t i = 0; i < n; ++i) proto->add_string_val(data<std::string>()[i]);
       break;
     case ::tensorflow::DT_RESOURCE:
-      for (int64_t i = 0; i < n; ++i) data<ResourceHandle>()[i].AsProto(proto->add_resource_handle_val());
+      for (int64_t i = 0; i < n; ++i)
+        data<ResourceHandle>()[i].AsProto(proto->add_resource_handle_val());
       break;
     default:
       break;
@@ -441,11 +460,21 @@ std::string QuoteJson(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20 || c >= 0x7f) {
           char esc[8];
@@ -462,25 +491,40 @@ std::string QuoteJson(const std::string& s) {
 
 std::string Tensor::ElementString(int64_t i) const {
   switch (dtype_) {
-    case ::tensorflow::DT_FLOAT: return FormatShortest(data<float>()[i], true);
-    case ::tensorflow::DT_DOUBLE: return FormatShortest(data<double>()[i], false);
+    case ::tensorflow::DT_FLOAT:
+      return FormatShortest(data<float>()[i], true);
+    case ::tensorflow::DT_DOUBLE:
+      return FormatShortest(data<double>()[i], false);
     case ::tensorflow::DT_HALF:
       return FormatShortest(static_cast<float>(data<half>()[i]), true);
     case ::tensorflow::DT_BFLOAT16:
       return FormatShortest(static_cast<float>(data<bfloat16>()[i]), true);
-    case ::tensorflow::DT_INT8: return std::to_string(data<int8_t>()[i]);
-    case ::tensorflow::DT_INT16: return std::to_string(data<int16_t>()[i]);
-    case ::tensorflow::DT_INT32: return std::to_string(data<int32_t>()[i]);
-    case ::tensorflow::DT_INT64: return std::to_string(data<int64_t>()[i]);
-    case ::tensorflow::DT_UINT8: return std::to_string(data<uint8_t>()[i]);
-    case ::tensorflow::DT_UINT16: return std::to_string(data<uint16_t>()[i]);
-    case ::tensorflow::DT_UINT32: return std::to_string(data<uint32_t>()[i]);
-    case ::tensorflow::DT_UINT64: return std::to_string(data<uint64_t>()[i]);
-    case ::tensorflow::DT_BOOL: return data<bool>()[i] ? "true" : "false";
-    case ::tensorflow::DT_STRING: return QuoteJson(data<std::string>()[i]);
-    case ::tensorflow::DT_RESOURCE: return QuoteJson(data<ResourceHandle>()[i].DebugString());
-    case ::tensorflow::DT_VARIANT: return QuoteJson(data<Variant>()[i].TypeName());
-    default: return "?";
+    case ::tensorflow::DT_INT8:
+      return std::to_string(data<int8_t>()[i]);
+    case ::tensorflow::DT_INT16:
+      return std::to_string(data<int16_t>()[i]);
+    case ::tensorflow::DT_INT32:
+      return std::to_string(data<int32_t>()[i]);
+    case ::tensorflow::DT_INT64:
+      return std::to_string(data<int64_t>()[i]);
+    case ::tensorflow::DT_UINT8:
+      return std::to_string(data<uint8_t>()[i]);
+    case ::tensorflow::DT_UINT16:
+      return std::to_string(data<uint16_t>()[i]);
+    case ::tensorflow::DT_UINT32:
+      return std::to_string(data<uint32_t>()[i]);
+    case ::tensorflow::DT_UINT64:
+      return std::to_string(data<uint64_t>()[i]);
+    case ::tensorflow::DT_BOOL:
+      return data<bool>()[i] ? "true" : "false";
+    case ::tensorflow::DT_STRING:
+      return QuoteJson(data<std::string>()[i]);
+    case ::tensorflow::DT_RESOURCE:
+      return QuoteJson(data<ResourceHandle>()[i].DebugString());
+    case ::tensorflow::DT_VARIANT:
+      return QuoteJson(data<Variant>()[i].TypeName());
+    default:
+      return "?";
   }
 }
 

@@ -37,10 +37,10 @@ bool IsPodType(DataType dtype);
 
 template <typename T>
 struct DataTypeToEnum;
-#define GRT_MATCH_TYPE_AND_ENUM_(TYPE, ENUM)                                  \
-  template <>                                                                 \
-  struct DataTypeToEnum<TYPE> {                                               \
-    static constexpr DataType value = ::tensorflow::ENUM;                     \
+#define GRT_MATCH_TYPE_AND_ENUM_(TYPE, ENUM)              \
+  template <>                                             \
+  struct DataTypeToEnum<TYPE> {                           \
+    static constexpr DataType value = ::tensorflow::ENUM; \
   }
 GRT_MATCH_TYPE_AND_ENUM_(float, DT_FLOAT);
 GRT_MATCH_TYPE_AND_ENUM_(double, DT_DOUBLE);
@@ -70,19 +70,45 @@ struct TypeTag {
 template <typename Fn>
 Status VisitNumericType(DataType dtype, Fn&& fn) {
   switch (dtype) {
-    case ::tensorflow::DT_FLOAT: fn(TypeTag<float>()); return Status::OK();
-    case ::tensorflow::DT_DOUBLE: fn(TypeTag<double>()); return Status::OK();
-    case ::tensorflow::DT_HALF: fn(TypeTag<half>()); return Status::OK();
-    case ::tensorflow::DT_BFLOAT16: fn(TypeTag<bfloat16>()); return Status::OK();
-    case ::tensorflow::DT_INT8: fn(TypeTag<int8_t>()); return Status::OK();
-    case ::tensorflow::DT_INT16: fn(TypeTag<int16_t>()); return Status::OK();
-    case ::tensorflow::DT_INT32: fn(TypeTag<int32_t>()); return Status::OK();
-    case ::tensorflow::DT_INT64: fn(TypeTag<int64_t>()); return Status::OK();
-    case ::tensorflow::DT_UINT8: fn(TypeTag<uint8_t>()); return Status::OK();
-    case ::tensorflow::DT_UINT16: fn(TypeTag<uint16_t>()); return Status::OK();
-    case ::tensorflow::DT_UINT32: fn(TypeTag<uint32_t>()); return Status::OK();
-    case ::tensorflow::DT_UINT64: fn(TypeTag<uint64_t>()); return Status::OK();
-    case ::tensorflow::DT_BOOL: fn(TypeTag<bool>()); return Status::OK();
+    case ::tensorflow::DT_FLOAT:
+      fn(TypeTag<float>());
+      return Status::OK();
+    case ::tensorflow::DT_DOUBLE:
+      fn(TypeTag<double>());
+      return Status::OK();
+    case ::tensorflow::DT_HALF:
+      fn(TypeTag<half>());
+      return Status::OK();
+    case ::tensorflow::DT_BFLOAT16:
+      fn(TypeTag<bfloat16>());
+      return Status::OK();
+    case ::tensorflow::DT_INT8:
+      fn(TypeTag<int8_t>());
+      return Status::OK();
+    case ::tensorflow::DT_INT16:
+      fn(TypeTag<int16_t>());
+      return Status::OK();
+    case ::tensorflow::DT_INT32:
+      fn(TypeTag<int32_t>());
+      return Status::OK();
+    case ::tensorflow::DT_INT64:
+      fn(TypeTag<int64_t>());
+      return Status::OK();
+    case ::tensorflow::DT_UINT8:
+      fn(TypeTag<uint8_t>());
+      return Status::OK();
+    case ::tensorflow::DT_UINT16:
+      fn(TypeTag<uint16_t>());
+      return Status::OK();
+    case ::tensorflow::DT_UINT32:
+      fn(TypeTag<uint32_t>());
+      return Status::OK();
+    case ::tensorflow::DT_UINT64:
+      fn(TypeTag<uint64_t>());
+      return Status::OK();
+    case ::tensorflow::DT_BOOL:
+      fn(TypeTag<bool>());
+      return Status::OK();
     default:
       return Unimplemented("dtype ", DataTypeString(dtype), " is not a numeric type");
   }

@@ -18,7 +18,7 @@ struct ParsedDeviceName {
   bool has_task = false;
   int task = 0;
   bool has_type = false;
-  std::string type;  // upper case: "CPU", "GPU", "TPU", ...
+  std::string type;     // upper case: "CPU", "GPU", "TPU", ...
   bool has_id = false;  // false for "*" or absent
   int id = 0;
 

@@ -41,9 +41,9 @@ struct NodeItem {
   const Node* node = nullptr;
   std::unique_ptr<OpKernel> kernel;
   Device* device = nullptr;
-  int frame = -1;        // static frame the node runs in
-  int local_id = -1;     // index among its frame's nodes
-  int input_start = 0;   // first input slot in its frame's iteration state
+  int frame = -1;       // static frame the node runs in
+  int local_id = -1;    // index among its frame's nodes
+  int input_start = 0;  // first input slot in its frame's iteration state
   int num_inputs = 0;
   int num_outputs = 0;
   int initial_pending = 0;
@@ -75,9 +75,9 @@ struct StaticFrame {
 
 struct Executor::Impl {
   std::unique_ptr<Graph> graph;
-  std::vector<NodeItem> items;  // by node id
+  std::vector<NodeItem> items;      // by node id
   std::vector<StaticFrame> frames;  // frames[0] is the root
-  std::vector<int> roots;  // nodes without inputs
+  std::vector<int> roots;           // nodes without inputs
   ExecutorOptions options;
 
   Status Initialize();
@@ -147,8 +147,8 @@ Status Executor::Impl::BuildFrames() {
       if (it == frame_ids.end()) {
         int64_t parallel = 10;
         GetNodeAttrOr(n->def(), "parallel_iterations", &parallel).IgnoreError();
-        frames.push_back(StaticFrame{name, here, 0, static_cast<int>(std::max<int64_t>(1, parallel)),
-                                     0, {}, {}});
+        frames.push_back(StaticFrame{
+            name, here, 0, static_cast<int>(std::max<int64_t>(1, parallel)), 0, {}, {}});
         it = frame_ids.emplace(key, static_cast<int>(frames.size()) - 1).first;
       }
       there = it->second;
@@ -169,11 +169,11 @@ Status Executor::Impl::BuildFrames() {
         dst_frame = there;
         queue.push_back(e->dst);
       } else if (dst_frame != there) {
-        return InvalidArgument("node '", e->dst->name(), "' (", e->dst->op(),
-                               ") has inputs from different frames: '",
-                               frames[dst_frame].name.empty() ? "<root>" : frames[dst_frame].name,
-                               "' and '", frames[there].name.empty() ? "<root>" : frames[there].name,
-                               "' (through '", n->name(), "'); mismatched Enter/Exit structure");
+        return InvalidArgument(
+            "node '", e->dst->name(), "' (", e->dst->op(), ") has inputs from different frames: '",
+            frames[dst_frame].name.empty() ? "<root>" : frames[dst_frame].name, "' and '",
+            frames[there].name.empty() ? "<root>" : frames[there].name, "' (through '", n->name(),
+            "'); mismatched Enter/Exit structure");
       }
     }
   }
@@ -204,7 +204,8 @@ Status Executor::Impl::Initialize() {
   for (Node* n : nodes) {
     NodeItem& item = items[n->id()];
     item.node = n;
-    if (n->id() >= static_cast<int>(options.devices.size()) || options.devices[n->id()] == nullptr) {
+    if (n->id() >= static_cast<int>(options.devices.size()) ||
+        options.devices[n->id()] == nullptr) {
       return Internal("node '", n->name(), "' has no device");
     }
     item.device = options.devices[n->id()];
@@ -212,10 +213,9 @@ Status Executor::Impl::Initialize() {
       return NotFound("Op type not registered '", n->op(), "' in binary (graphrt), used by node ",
                       n->name());
     }
-    GRT_ASSIGN_OR_RETURN(item.kernel,
-                         KernelRegistry::Global()->CreateKernel(item.device->device_type(),
-                                                                n->def(), item.device,
-                                                                options.functions));
+    GRT_ASSIGN_OR_RETURN(
+        item.kernel, KernelRegistry::Global()->CreateKernel(item.device->device_type(), n->def(),
+                                                            item.device, options.functions));
     item.num_inputs = n->num_inputs();
     item.num_outputs = n->num_outputs();
     item.is_merge = n->IsMerge();
@@ -223,8 +223,8 @@ Status Executor::Impl::Initialize() {
     item.is_exit = n->IsExit();
     item.is_next_iteration = n->IsNextIteration();
     item.is_control_trigger = n->IsControlTrigger();
-    item.is_control_flow = n->IsSwitch() || item.is_merge || item.is_enter || item.is_exit ||
-                           item.is_next_iteration;
+    item.is_control_flow =
+        n->IsSwitch() || item.is_merge || item.is_enter || item.is_exit || item.is_next_iteration;
     if (item.is_enter) {
       bool constant = false;
       GetNodeAttrOr(n->def(), "is_constant", &constant).IgnoreError();
@@ -252,7 +252,8 @@ Status Executor::Impl::Initialize() {
     std::vector<int> last_edge_for_slot(static_cast<size_t>(item.num_outputs), -1);
     for (const Edge* e : n->out_edges()) {
       item.out.push_back(OutEdge{e->dst->id(), e->dst_input, e->src_output, false});
-      if (!e->IsControl()) last_edge_for_slot[e->src_output] = static_cast<int>(item.out.size()) - 1;
+      if (!e->IsControl())
+        last_edge_for_slot[e->src_output] = static_cast<int>(item.out.size()) - 1;
     }
     for (int idx : last_edge_for_slot) {
       if (idx >= 0) item.out[idx].last_use = true;
@@ -395,9 +396,10 @@ class RunState {
       return;
     }
     if (args_.deadline_micros > 0 && NowMicros() > args_.deadline_micros) {
-      Fail(DeadlineExceeded("Timed out: the run passed its deadline (operation_timeout_in_ms or "
-                            "RunOptions.timeout_in_ms) before node '",
-                            item.node->name(), "' (", item.node->op(), ") could run"));
+      Fail(
+          DeadlineExceeded("Timed out: the run passed its deadline (operation_timeout_in_ms or "
+                           "RunOptions.timeout_in_ms) before node '",
+                           item.node->name(), "' (", item.node->op(), ") could run"));
       FinishNode(t, ready, nullptr, dead);
       return;
     }
@@ -478,7 +480,8 @@ class RunState {
     stats.set_op_end_rel_nanos((end - start) * 1000);
     stats.set_all_end_rel_nanos((end - start) * 1000);
     stats.set_timeline_label(StrCat(item.node->name(), " = ", item.node->op(), "()"));
-    stats.set_thread_id(static_cast<uint32_t>(std::hash<std::thread::id>()(std::this_thread::get_id())));
+    stats.set_thread_id(
+        static_cast<uint32_t>(std::hash<std::thread::id>()(std::this_thread::get_id())));
     for (int i = 0; i < static_cast<int>(outputs.size()); ++i) {
       if (!outputs[i].has_value) continue;
       ::tensorflow::NodeOutput* out = stats.add_output();

@@ -71,16 +71,22 @@ node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
 node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
        attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
 node { name: "enter_i" op: "Enter" input: "zero" attr { key: "T" value { type: DT_INT32 } }
-       attr { key: "frame_name" value { s: ")" + frame + R"(" } }
-       attr { key: "parallel_iterations" value { i: )" + std::to_string(parallel_iterations) + R"( } } }
+       attr { key: "frame_name" value { s: ")" +
+         frame + R"(" } }
+       attr { key: "parallel_iterations" value { i: )" +
+         std::to_string(parallel_iterations) + R"( } } }
 node { name: "enter_acc" op: "Enter" input: "zero" attr { key: "T" value { type: DT_INT32 } }
-       attr { key: "frame_name" value { s: ")" + frame + R"(" } }
-       attr { key: "parallel_iterations" value { i: )" + std::to_string(parallel_iterations) + R"( } } }
+       attr { key: "frame_name" value { s: ")" +
+         frame + R"(" } }
+       attr { key: "parallel_iterations" value { i: )" +
+         std::to_string(parallel_iterations) + R"( } } }
 node { name: "enter_n" op: "Enter" input: "n" attr { key: "T" value { type: DT_INT32 } }
-       attr { key: "frame_name" value { s: ")" + frame + R"(" } }
+       attr { key: "frame_name" value { s: ")" +
+         frame + R"(" } }
        attr { key: "is_constant" value { b: true } } }
 node { name: "enter_one" op: "Enter" input: "one" attr { key: "T" value { type: DT_INT32 } }
-       attr { key: "frame_name" value { s: ")" + frame + R"(" } }
+       attr { key: "frame_name" value { s: ")" +
+         frame + R"(" } }
        attr { key: "is_constant" value { b: true } } }
 node { name: "merge_i" op: "Merge" input: "enter_i" input: "next_i"
        attr { key: "T" value { type: DT_INT32 } } attr { key: "N" value { i: 2 } } }
@@ -109,8 +115,8 @@ TEST(ExecutorTest, WhileLoopCountsAndAccumulates) {
       std::unique_ptr<Session> session = MakeSession(ParseGraph(WhileLoop(parallel)), config);
       for (int n : {0, 1, 10, 1000}) {
         std::vector<Tensor> out;
-        Status s = session->Run({{"n", Tensor::Scalar<int32_t>(n)}}, {"exit_i", "exit_acc"}, {},
-                                &out);
+        Status s =
+            session->Run({{"n", Tensor::Scalar<int32_t>(n)}}, {"exit_i", "exit_acc"}, {}, &out);
         ASSERT_TRUE(s.ok()) << s;
         EXPECT_EQ(out[0].scalar<int32_t>(), n);
         EXPECT_EQ(out[1].scalar<int32_t>(), n * (n + 1) / 2) << "n=" << n;
@@ -135,9 +141,8 @@ TEST(ExecutorTest, RunOptionsTimeoutStopsEndlessLoop) {
   RunOptions options;
   options.set_timeout_in_ms(100);
   std::vector<Tensor> out;
-  Status s = session->Run(options,
-                          {{"n", Tensor::Scalar<int32_t>(2000000000)}}, {"exit_i"}, {}, &out,
-                          nullptr);
+  Status s = session->Run(options, {{"n", Tensor::Scalar<int32_t>(2000000000)}}, {"exit_i"}, {},
+                          &out, nullptr);
   EXPECT_EQ(s.code(), Code::kDeadlineExceeded) << s;
 }
 
@@ -186,9 +191,9 @@ TEST(ExecutorTest, TraceRecordsStepStats) {
   options.set_trace_level(RunOptions::FULL_TRACE);
   RunMetadata metadata;
   std::vector<Tensor> out;
-  Status s = session->Run(options,
-                          {{"x", Tensor::Scalar<float>(3.0f)}, {"p", Tensor::Scalar<bool>(true)}},
-                          {"m:0"}, {}, &out, &metadata);
+  Status s =
+      session->Run(options, {{"x", Tensor::Scalar<float>(3.0f)}, {"p", Tensor::Scalar<bool>(true)}},
+                   {"m:0"}, {}, &out, &metadata);
   ASSERT_TRUE(s.ok()) << s;
   ASSERT_EQ(metadata.step_stats().dev_stats_size(), 1);
   bool saw_mul = false;

@@ -32,23 +32,24 @@ Status Substitute(const AttrMap& attrs, ::tensorflow::AttrValue* value, const st
 }
 
 // How many tensors an OpDef arg stands for, given the node's attrs.
-StatusOr<int> ArgSize(const ::tensorflow::NodeDef& node,
-                      const ::tensorflow::OpDef::ArgDef& arg) {
+StatusOr<int> ArgSize(const ::tensorflow::NodeDef& node, const ::tensorflow::OpDef::ArgDef& arg) {
   if (!arg.type_list_attr().empty()) {
     const ::tensorflow::AttrValue* list = FindAttr(node, arg.type_list_attr());
-    if (list == nullptr) return InvalidArgument("node ", node.name(), " lacks attr ", arg.type_list_attr());
+    if (list == nullptr)
+      return InvalidArgument("node ", node.name(), " lacks attr ", arg.type_list_attr());
     return list->list().type_size();
   }
   if (!arg.number_attr().empty()) {
     const ::tensorflow::AttrValue* n = FindAttr(node, arg.number_attr());
-    if (n == nullptr) return InvalidArgument("node ", node.name(), " lacks attr ", arg.number_attr());
+    if (n == nullptr)
+      return InvalidArgument("node ", node.name(), " lacks attr ", arg.number_attr());
     return static_cast<int>(n->i());
   }
   return 1;
 }
 
-StatusOr<std::vector<DataType>> SignatureTypes(
-    const ::tensorflow::OpDef::ArgDef& arg, const AttrMap& attrs, const std::string& fn) {
+StatusOr<std::vector<DataType>> SignatureTypes(const ::tensorflow::OpDef::ArgDef& arg,
+                                               const AttrMap& attrs, const std::string& fn) {
   std::vector<DataType> types;
   auto attr = [&](const std::string& name) -> StatusOr<const ::tensorflow::AttrValue*> {
     auto it = attrs.find(name);
@@ -137,8 +138,9 @@ StatusOr<::tensorflow::GraphDef> FunctionBodyToGraphDef(
     if (parts.size() != 3) return InvalidArgument("function ", fn, ": bad reference '", ref, "'");
     const OpRegistration* reg = OpRegistry::Global()->Find(it->second->op());
     if (reg == nullptr) {
-      return NotFound("Op type not registered '", it->second->op(), "' in binary (graphrt), used by ",
-                      "node ", it->second->name(), " of function ", fn);
+      return NotFound("Op type not registered '", it->second->op(),
+                      "' in binary (graphrt), used by ", "node ", it->second->name(),
+                      " of function ", fn);
     }
     long long k;
     if (!ParseInt64(parts[2], &k) || k < 0) {
@@ -148,13 +150,14 @@ StatusOr<::tensorflow::GraphDef> FunctionBodyToGraphDef(
     for (const auto& out : reg->op_def.output_arg()) {
       GRT_ASSIGN_OR_RETURN(int size, ArgSize(*it->second, out));
       if (out.name() == parts[1]) {
-        if (k >= size) return InvalidArgument("function ", fn, ": reference '", ref, "' is out of range");
+        if (k >= size)
+          return InvalidArgument("function ", fn, ": reference '", ref, "' is out of range");
         return StrCat(parts[0], ":", flat + k);
       }
       flat += size;
     }
-    return InvalidArgument("function ", fn, ": op ", it->second->op(), " has no output '",
-                           parts[1], "' (", ref, ")");
+    return InvalidArgument("function ", fn, ": op ", it->second->op(), " has no output '", parts[1],
+                           "' (", ref, ")");
   };
   for (const ::tensorflow::NodeDef& node : nodes) {
     ::tensorflow::NodeDef* out = graph.add_node();
@@ -234,8 +237,7 @@ StatusOr<const FunctionLibrary::Instance*> FunctionLibrary::Instantiate(
   }
   std::vector<int> assignment;
   PlacementReport report;
-  GRT_RETURN_IF_ERROR(
-      PlaceGraph(graph->get(), devices_, placer_options_, &assignment, &report));
+  GRT_RETURN_IF_ERROR(PlaceGraph(graph->get(), devices_, placer_options_, &assignment, &report));
   ExecutorOptions options;
   options.devices.assign(assignment.size(), nullptr);
   for (size_t i = 0; i < assignment.size(); ++i) {

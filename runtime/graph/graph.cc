@@ -20,7 +20,8 @@ StatusOr<TensorId> ParseTensorName(const std::string& name) {
   } else {
     size_t colon = name.rfind(':');
     long long index = 0;
-    if (colon != std::string::npos && ParseInt64(std::string_view(name).substr(colon + 1), &index)) {
+    if (colon != std::string::npos &&
+        ParseInt64(std::string_view(name).substr(colon + 1), &index)) {
       if (index < 0 || index > (1 << 24)) {
         return InvalidArgument("bad output index in tensor name '", name, "'");
       }
@@ -47,7 +48,8 @@ Graph::~Graph() = default;
 StatusOr<Node*> Graph::AddNode(::tensorflow::NodeDef def) {
   if (def.name().empty()) return InvalidArgument("a node has no name (op '", def.op(), "')");
   if (by_name_.count(def.name()) > 0) {
-    return InvalidArgument("Node '", def.name(), "' is not unique: the graph has two nodes named so");
+    return InvalidArgument("Node '", def.name(),
+                           "' is not unique: the graph has two nodes named so");
   }
   auto node = std::make_unique<Node>();
   node->id_ = static_cast<int>(nodes_.size());

@@ -40,23 +40,23 @@ KernelRegistry* KernelRegistry::Global() {
 
 const std::vector<DataType>& AllTypes() {
   static const std::vector<DataType> types = {
-      ::tensorflow::DT_FLOAT,  ::tensorflow::DT_DOUBLE,   ::tensorflow::DT_HALF,
-      ::tensorflow::DT_BFLOAT16, ::tensorflow::DT_INT8,   ::tensorflow::DT_INT16,
-      ::tensorflow::DT_INT32,  ::tensorflow::DT_INT64,    ::tensorflow::DT_UINT8,
-      ::tensorflow::DT_UINT16, ::tensorflow::DT_UINT32,   ::tensorflow::DT_UINT64,
-      ::tensorflow::DT_BOOL,   ::tensorflow::DT_STRING,   ::tensorflow::DT_RESOURCE,
-      ::tensorflow::DT_VARIANT, ::tensorflow::DT_COMPLEX64, ::tensorflow::DT_COMPLEX128,
-      ::tensorflow::DT_QINT8,  ::tensorflow::DT_QUINT8,   ::tensorflow::DT_QINT32,
-      ::tensorflow::DT_QINT16, ::tensorflow::DT_QUINT16};
+      ::tensorflow::DT_FLOAT,    ::tensorflow::DT_DOUBLE,    ::tensorflow::DT_HALF,
+      ::tensorflow::DT_BFLOAT16, ::tensorflow::DT_INT8,      ::tensorflow::DT_INT16,
+      ::tensorflow::DT_INT32,    ::tensorflow::DT_INT64,     ::tensorflow::DT_UINT8,
+      ::tensorflow::DT_UINT16,   ::tensorflow::DT_UINT32,    ::tensorflow::DT_UINT64,
+      ::tensorflow::DT_BOOL,     ::tensorflow::DT_STRING,    ::tensorflow::DT_RESOURCE,
+      ::tensorflow::DT_VARIANT,  ::tensorflow::DT_COMPLEX64, ::tensorflow::DT_COMPLEX128,
+      ::tensorflow::DT_QINT8,    ::tensorflow::DT_QUINT8,    ::tensorflow::DT_QINT32,
+      ::tensorflow::DT_QINT16,   ::tensorflow::DT_QUINT16};
   return types;
 }
 
 const std::vector<DataType>& RealNumberTypes() {
   static const std::vector<DataType> types = {
-      ::tensorflow::DT_FLOAT, ::tensorflow::DT_DOUBLE, ::tensorflow::DT_HALF,
-      ::tensorflow::DT_BFLOAT16, ::tensorflow::DT_INT8, ::tensorflow::DT_INT16,
-      ::tensorflow::DT_INT32, ::tensorflow::DT_INT64, ::tensorflow::DT_UINT8,
-      ::tensorflow::DT_UINT16, ::tensorflow::DT_UINT32, ::tensorflow::DT_UINT64};
+      ::tensorflow::DT_FLOAT,    ::tensorflow::DT_DOUBLE, ::tensorflow::DT_HALF,
+      ::tensorflow::DT_BFLOAT16, ::tensorflow::DT_INT8,   ::tensorflow::DT_INT16,
+      ::tensorflow::DT_INT32,    ::tensorflow::DT_INT64,  ::tensorflow::DT_UINT8,
+      ::tensorflow::DT_UINT16,   ::tensorflow::DT_UINT32, ::tensorflow::DT_UINT64};
   return types;
 }
 
@@ -140,16 +140,16 @@ std::vector<std::string> KernelRegistry::DeviceTypesFor(const std::string& op) c
   return types;
 }
 
-StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
-    const std::string& device_type, const ::tensorflow::NodeDef& node, Device* device,
-    FunctionRuntime* functions) const {
+StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(const std::string& device_type,
+                                                                 const ::tensorflow::NodeDef& node,
+                                                                 Device* device,
+                                                                 FunctionRuntime* functions) const {
   GRT_ASSIGN_OR_RETURN(const KernelRegistration* reg, Find(device_type, node));
   const OpRegistration* op = OpRegistry::Global()->Find(node.op());
   if (op == nullptr) return NotFound("Op type not registered '", node.op(), "'");
   std::vector<DataType> inputs, outputs;
   GRT_RETURN_IF_ERROR(InOutTypesForNode(node, op->op_def, &inputs, &outputs));
-  OpKernelConstruction construction(node, device, std::move(inputs), std::move(outputs),
-                                    functions);
+  OpKernelConstruction construction(node, device, std::move(inputs), std::move(outputs), functions);
   std::unique_ptr<OpKernel> kernel = reg->factory(&construction);
   if (!construction.status().ok()) {
     Status s = construction.status();

@@ -28,9 +28,9 @@ struct Entry {
   Tensor tensor;
   Tensor* ref = nullptr;
   std::mutex* ref_mu = nullptr;
-  std::shared_ptr<void> ref_owner;  // keeps *ref alive while the entry exists
+  std::shared_ptr<void> ref_owner;        // keeps *ref alive while the entry exists
   const std::string* ref_name = nullptr;  // the variable's name, for errors
-  bool has_value = false;           // false: a dead tensor (an untaken branch)
+  bool has_value = false;                 // false: a dead tensor (an untaken branch)
 
   // The value, reading through a reference under its lock.
   Tensor Value() const;
@@ -102,13 +102,13 @@ class OpKernelConstruction {
 };
 
 // In a kernel constructor: stop and record the error when `expr` fails.
-#define GRT_CONSTRUCT_OK(ctx, expr)   \
-  do {                                \
-    ::graphrt::Status s_ = (expr);    \
-    if (!s_.ok()) {                   \
-      (ctx)->SetStatus(s_);           \
-      return;                         \
-    }                                 \
+#define GRT_CONSTRUCT_OK(ctx, expr) \
+  do {                              \
+    ::graphrt::Status s_ = (expr);  \
+    if (!s_.ok()) {                 \
+      (ctx)->SetStatus(s_);         \
+      return;                       \
+    }                               \
   } while (0)
 
 class OpKernel {

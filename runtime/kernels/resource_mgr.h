@@ -40,9 +40,9 @@ class ResourceMgr {
 
   // Returns the existing resource, or stores and returns make()'s.
   template <typename T>
-  StatusOr<std::shared_ptr<T>> LookupOrCreate(const std::string& container,
-                                              const std::string& name,
-                                              const std::function<StatusOr<std::shared_ptr<T>>()>& make) {
+  StatusOr<std::shared_ptr<T>> LookupOrCreate(
+      const std::string& container, const std::string& name,
+      const std::function<StatusOr<std::shared_ptr<T>>()>& make) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = resources_.find({container, name});
     if (it != resources_.end()) {

@@ -16,7 +16,9 @@ namespace graphrt {
 class Var : public ResourceBase {
  public:
   Var(std::string name, DataType dtype) : name_(std::move(name)), dtype_(dtype) {}
-  std::string DebugString() const override { return StrCat("Var ", name_, " (", DataTypeString(dtype_), ")"); }
+  std::string DebugString() const override {
+    return StrCat("Var ", name_, " (", DataTypeString(dtype_), ")");
+  }
 
   std::mutex* mu() { return &mu_; }
   // REQUIRES: mu() held.

@@ -45,8 +45,8 @@ void RegisterControlFlowOps(OpRegistry* r) {
                   .Attr("is_constant: bool = false")
                   .Attr("parallel_iterations: int = 10"));
   r->Register(OpDefBuilder("Exit").Input("data: T").Output("output: T").Attr("T: type"));
-  r->Register(OpDefBuilder("RefExit").Input("data: Ref(T)").Output("output: Ref(T)").Attr(
-      "T: type"));
+  r->Register(
+      OpDefBuilder("RefExit").Input("data: Ref(T)").Output("output: Ref(T)").Attr("T: type"));
   r->Register(OpDefBuilder("NextIteration").Input("data: T").Output("output: T").Attr("T: type"));
   r->Register(OpDefBuilder("RefNextIteration")
                   .Input("data: Ref(T)")

@@ -5,14 +5,16 @@
 namespace graphrt {
 
 void RegisterCoreOps(OpRegistry* r) {
-  r->Register(OpDefBuilder("Const").Output("output: dtype").Attr("value: tensor").Attr(
-      "dtype: type"));
+  r->Register(
+      OpDefBuilder("Const").Output("output: dtype").Attr("value: tensor").Attr("dtype: type"));
   r->Register(OpDefBuilder("Placeholder")
                   .Output("output: dtype")
                   .Attr("dtype: type")
                   .Attr("shape: shape = { unknown_rank: true }"));
-  r->Register(OpDefBuilder("PlaceholderV2").Output("output: dtype").Attr("dtype: type").Attr(
-      "shape: shape"));
+  r->Register(OpDefBuilder("PlaceholderV2")
+                  .Output("output: dtype")
+                  .Attr("dtype: type")
+                  .Attr("shape: shape"));
   r->Register(OpDefBuilder("PlaceholderWithDefault")
                   .Input("input: dtype")
                   .Output("output: dtype")
@@ -20,8 +22,11 @@ void RegisterCoreOps(OpRegistry* r) {
                   .Attr("shape: shape")
                   .SetShapeFn(UnchangedShape));
   for (const char* op : {"Identity", "StopGradient", "Snapshot"}) {
-    r->Register(OpDefBuilder(op).Input("input: T").Output("output: T").Attr("T: type").SetShapeFn(
-        UnchangedShape));
+    r->Register(OpDefBuilder(op)
+                    .Input("input: T")
+                    .Output("output: T")
+                    .Attr("T: type")
+                    .SetShapeFn(UnchangedShape));
   }
   r->Register(OpDefBuilder("PreventGradient")
                   .Input("input: T")
@@ -41,8 +46,8 @@ void RegisterCoreOps(OpRegistry* r) {
                   .Attr("message: string")
                   .SetIsStateful()
                   .SetShapeFn(UnchangedShape));
-  r->Register(OpDefBuilder("IdentityN").Input("input: T").Output("output: T").Attr(
-      "T: list(type) >= 1"));
+  r->Register(
+      OpDefBuilder("IdentityN").Input("input: T").Output("output: T").Attr("T: list(type) >= 1"));
   r->Register(OpDefBuilder("NoOp"));
   r->Register(OpDefBuilder("_Arg")
                   .Output("output: T")

@@ -128,8 +128,8 @@ void RegisterDataFlowOps(OpRegistry* r) {
                   .Input("input_handle: variant")
                   .Output("element_shape: shape_type")
                   .Attr("shape_type: {int32, int64}"));
-  r->Register(OpDefBuilder("TensorListLength").Input("input_handle: variant").Output(
-      "length: int32"));
+  r->Register(
+      OpDefBuilder("TensorListLength").Input("input_handle: variant").Output("length: int32"));
 
   r->Register(OpDefBuilder("Assert")
                   .Input("condition: bool")

@@ -39,8 +39,8 @@ void RegisterLookupOps(OpRegistry* r) {
                   .Input("values: Tout")
                   .Attr("Tin: type")
                   .Attr("Tout: type"));
-  r->Register(OpDefBuilder("LookupTableSizeV2").Input("table_handle: resource").Output(
-      "size: int64"));
+  r->Register(
+      OpDefBuilder("LookupTableSizeV2").Input("table_handle: resource").Output("size: int64"));
 }
 
 }  // namespace graphrt

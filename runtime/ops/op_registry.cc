@@ -156,7 +156,8 @@ Status ParseAttr(const std::string& spec, OpDef::AttrDef* attr) {
         allowed->add_s(Unquote(item));
       } else {
         ::tensorflow::DataType t;
-        if (!ParseType(item, &t)) return InvalidArgument("unknown type '", item, "' in '", spec, "'");
+        if (!ParseType(item, &t))
+          return InvalidArgument("unknown type '", item, "' in '", spec, "'");
         allowed->add_type(t);
       }
     }

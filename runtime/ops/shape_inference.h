@@ -38,10 +38,10 @@ class InferenceContext {
 using ShapeFn = std::function<Status(InferenceContext*)>;
 
 // Common shape functions.
-Status UnchangedShape(InferenceContext* c);          // output 0 = input 0
-Status ScalarShape(InferenceContext* c);             // output 0 = []
-Status BroadcastBinaryShape(InferenceContext* c);    // numpy broadcasting of inputs 0 and 1
-Status UnknownShape(InferenceContext* c);            // every output unknown
+Status UnchangedShape(InferenceContext* c);        // output 0 = input 0
+Status ScalarShape(InferenceContext* c);           // output 0 = []
+Status BroadcastBinaryShape(InferenceContext* c);  // numpy broadcasting of inputs 0 and 1
+Status UnknownShape(InferenceContext* c);          // every output unknown
 
 // Numpy-style broadcast of two concrete shapes; INVALID_ARGUMENT when incompatible.
 StatusOr<TensorShape> BroadcastShapes(const TensorShape& a, const TensorShape& b);

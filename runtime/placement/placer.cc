@@ -48,9 +48,10 @@ bool IsMetadataOp(const Node& n) {
 
 // Ops whose resource inputs need not share their device (they call functions).
 bool ExemptFromInputColocation(const Node& n) {
-  static const char* const kExempt[] = {"PartitionedCall", "StatefulPartitionedCall", "If",
-                                        "StatelessIf", "While", "StatelessWhile", "Case",
-                                        "StatelessCase", "IdentityN"};
+  static const char* const kExempt[] = {
+      "PartitionedCall", "StatefulPartitionedCall", "If",   "StatelessIf",
+      "While",           "StatelessWhile",          "Case", "StatelessCase",
+      "IdentityN"};
   for (const char* op : kExempt) {
     if (n.op() == op) return true;
   }
@@ -85,7 +86,8 @@ class Placer {
     order_.resize(devices_.size());
     std::iota(order_.begin(), order_.end(), 0);
     std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
-      int pa = TypePriority(devices_[a]->device_type()), pb = TypePriority(devices_[b]->device_type());
+      int pa = TypePriority(devices_[a]->device_type()),
+          pb = TypePriority(devices_[b]->device_type());
       if (pa != pb) return pa > pb;
       return devices_[a]->name() < devices_[b]->name();
     });
@@ -104,7 +106,8 @@ class Placer {
       }
       requested_[node->id()] = *spec;
       for (const std::string& type : {std::string(kDeviceGpu), std::string(kDeviceCpu)}) {
-        if (KernelRegistry::Global()->Supports(type, node->def())) supported_[node->id()].push_back(type);
+        if (KernelRegistry::Global()->Supports(type, node->def()))
+          supported_[node->id()].push_back(type);
       }
     }
     GRT_RETURN_IF_ERROR(ColocateReferenceEdges());
@@ -147,7 +150,8 @@ class Placer {
       const ParsedDeviceName& r = requested_[m];
       if (r.has_type) {
         if (merged->has_type && merged->type != r.type) {
-          *conflict = StrCat("incompatible device types '", merged->ToString(), "' and '", r.ToString(), "'");
+          *conflict = StrCat("incompatible device types '", merged->ToString(), "' and '",
+                             r.ToString(), "'");
           return Status::OK();
         }
         merged->has_type = true;
@@ -155,7 +159,8 @@ class Placer {
       }
       if (r.has_id) {
         if (merged->has_id && merged->id != r.id) {
-          *conflict = StrCat("incompatible device ids '", merged->ToString(), "' and '", r.ToString(), "'");
+          *conflict =
+              StrCat("incompatible device ids '", merged->ToString(), "' and '", r.ToString(), "'");
           return Status::OK();
         }
         merged->has_id = true;
@@ -208,13 +213,15 @@ class Placer {
     std::string conflict;
     GRT_RETURN_IF_ERROR(GroupRequest(ra, &merged, &conflict));
     if (conflict.empty() && GroupSupported(ra).empty()) {
-      conflict = "no device type supports both of those nodes and the other nodes colocated with them";
+      conflict =
+          "no device type supports both of those nodes and the other nodes colocated with them";
     }
     if (conflict.empty()) return Status::OK();
     if (options_.allow_soft_placement) {
       groups_[rb].parent = rb;
       groups_[ra].members = saved_members;
-      ignored_colocation_[b->id()] = StrCat("colocation with '", a->name(), "' ignored: ", conflict);
+      ignored_colocation_[b->id()] =
+          StrCat("colocation with '", a->name(), "' ignored: ", conflict);
       return Status::OK();
     }
     return InvalidArgument("Cannot colocate nodes {{colocation_node ", a->name(),
@@ -255,7 +262,8 @@ class Placer {
     std::vector<int> out;
     for (int d : order_) {
       if (!DeviceMatchesSpec(parsed_devices_[d], spec)) continue;
-      if (std::find(types.begin(), types.end(), devices_[d]->device_type()) == types.end()) continue;
+      if (std::find(types.begin(), types.end(), devices_[d]->device_type()) == types.end())
+        continue;
       out.push_back(d);
     }
     return out;
@@ -377,18 +385,18 @@ class Placer {
     for (Device* d : devices_) names.push_back(d->name());
     std::sort(names.begin(), names.end());
     if (device_exists) {
-      return InvalidArgument("Cannot assign a device for operation ", node->name(),
-                             ": Could not satisfy explicit device specification '",
-                             node->requested_device(), "' because no supported kernel for ",
-                             spec.has_type ? spec.type : std::string("its"),
-                             " devices is available.\nOp: ", node->op(),
-                             "\n\t [[{{node ", node->name(), "}}]]");
+      return InvalidArgument(
+          "Cannot assign a device for operation ", node->name(),
+          ": Could not satisfy explicit device specification '", node->requested_device(),
+          "' because no supported kernel for ", spec.has_type ? spec.type : std::string("its"),
+          " devices is available.\nOp: ", node->op(), "\n\t [[{{node ", node->name(), "}}]]");
     }
-    return InvalidArgument("Cannot assign a device for operation ", node->name(), ": {{node ",
-                           node->name(), "}} was explicitly assigned to ",
-                           node->requested_device().empty() ? spec.ToString() : node->requested_device(),
-                           " but available devices are [ ", StrJoin(names, ", "),
-                           " ]. Make sure the device specification refers to a valid device.");
+    return InvalidArgument(
+        "Cannot assign a device for operation ", node->name(), ": {{node ", node->name(),
+        "}} was explicitly assigned to ",
+        node->requested_device().empty() ? spec.ToString() : node->requested_device(),
+        " but available devices are [ ", StrJoin(names, ", "),
+        " ]. Make sure the device specification refers to a valid device.");
   }
 
   Graph* graph_;

@@ -32,8 +32,8 @@ StatusOr<ReplayResult> ReplayPlacement(const PlacementLog& log, const ::tensorfl
   }
   int logged_nodes = 0;
   for (const auto& [name, entry] : logged) {
-    bool synthetic = entry->op == "_Arg" || entry->op == "_Retval" || name == "_SOURCE" ||
-                     name == "_SINK";
+    bool synthetic =
+        entry->op == "_Arg" || entry->op == "_Retval" || name == "_SOURCE" || name == "_SINK";
     if (!synthetic) ++logged_nodes;
   }
   if (matched == 0 || matched * 2 < logged_nodes) {
@@ -86,8 +86,10 @@ std::vector<DiffLine> DiffPlacementLogs(const PlacementLog& a, const PlacementLo
   for (const auto& e : b.entries) db[e.node] = NormalizeDeviceName(e.device);
   // Eager lines: "op#k" is the k-th execution of that op.
   std::map<std::string, int> count_a, count_b;
-  for (const auto& e : a.eager) da[StrCat(e.op, "#", count_a[e.op]++)] = NormalizeDeviceName(e.device);
-  for (const auto& e : b.eager) db[StrCat(e.op, "#", count_b[e.op]++)] = NormalizeDeviceName(e.device);
+  for (const auto& e : a.eager)
+    da[StrCat(e.op, "#", count_a[e.op]++)] = NormalizeDeviceName(e.device);
+  for (const auto& e : b.eager)
+    db[StrCat(e.op, "#", count_b[e.op]++)] = NormalizeDeviceName(e.device);
   std::vector<DiffLine> out;
   for (const auto& [node, device] : da) {
     auto it = db.find(node);

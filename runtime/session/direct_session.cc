@@ -24,13 +24,13 @@ namespace {
 
 // A compiled request: the graph rewritten with _Arg/_Retval nodes, pruned, placed, with kernels.
 struct Plan {
-  PlacementReport report;  // where this plan's nodes run
+  PlacementReport report;                      // where this plan's nodes run
   std::shared_ptr<FunctionLibrary> functions;  // outlives the executor that calls into it
   std::unique_ptr<Executor> executor;
-  std::vector<std::string> feeds;    // canonical names, in _Arg index order
+  std::vector<std::string> feeds;  // canonical names, in _Arg index order
   std::vector<DataType> feed_types;
   std::vector<PartialTensorShape> feed_shapes;  // a Placeholder's declared shape, else unknown
-  std::vector<std::string> fetches;  // canonical names, in _Retval index order
+  std::vector<std::string> fetches;             // canonical names, in _Retval index order
 };
 
 std::string Canonical(const TensorId& id) { return StrCat(id.node, ":", id.index); }
@@ -171,8 +171,7 @@ class DirectSession : public Session {
       return InvalidArgument("Invalid number of feed values: the callable takes ",
                              callable.plan->feeds.size(), ", got ", feed_tensors.size());
     }
-    return RunPlan(*callable.plan, callable.run_options, feed_tensors, fetch_tensors,
-                   run_metadata);
+    return RunPlan(*callable.plan, callable.run_options, feed_tensors, fetch_tensors, run_metadata);
   }
 
   Status ReleaseCallable(CallableHandle handle) override {
@@ -236,8 +235,8 @@ class DirectSession : public Session {
     graph_def_ = graph;
     has_graph_ = true;
     plans_.clear();
-    functions_ = std::make_shared<FunctionLibrary>(graph.library(), devices, &resources_,
-                                                   placer_options);
+    functions_ =
+        std::make_shared<FunctionLibrary>(graph.library(), devices, &resources_, placer_options);
     return Status::OK();
   }
 
@@ -253,15 +252,17 @@ class DirectSession : public Session {
     {
       std::lock_guard<std::mutex> lock(mu_);
       GRT_RETURN_IF_ERROR(CheckOpen());
-      if (!has_graph_) return FailedPrecondition("Session was not created with a graph before Run()!");
+      if (!has_graph_)
+        return FailedPrecondition("Session was not created with a graph before Run()!");
       auto it = plans_.find(key);
       if (it != plans_.end()) return it->second;
       graph_def = graph_def_;
       functions = functions_;
       placement = placement_;
     }
-    GRT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
-                         BuildPlan(graph_def, functions, placement, feeds, fetches, targets, device));
+    GRT_ASSIGN_OR_RETURN(
+        std::shared_ptr<const Plan> plan,
+        BuildPlan(graph_def, functions, placement, feeds, fetches, targets, device));
     std::lock_guard<std::mutex> lock(mu_);
     auto [it, inserted] = plans_.emplace(key, plan);
     return it->second;
@@ -382,7 +383,8 @@ class DirectSession : public Session {
       soft.allow_soft_placement = true;
       std::vector<int> assignment;
       GRT_RETURN_IF_ERROR(PlaceGraph(graph.get(), devices, soft, &assignment, &plan->report));
-      for (Node* node : graph->nodes()) exec_options.devices[node->id()] = devices[assignment[node->id()]];
+      for (Node* node : graph->nodes())
+        exec_options.devices[node->id()] = devices[assignment[node->id()]];
     } else {
       // Nodes keep the device the whole-graph placement gave them; feeds and fetches live on
       // the client device (CPU:0).

@@ -27,7 +27,7 @@ Tensor StringScalar(const std::string& s) {
 Status AssetFeeds(const MetaGraphDef& meta_graph, const std::string& export_dir,
                   std::vector<std::pair<std::string, Tensor>>* feeds) {
   std::vector<::tensorflow::AssetFileDef> assets(meta_graph.asset_file_def().begin(),
-                                                  meta_graph.asset_file_def().end());
+                                                 meta_graph.asset_file_def().end());
   auto it = meta_graph.collection_def().find(kSavedModelAssetsKey);
   if (it != meta_graph.collection_def().end()) {
     for (const auto& any : it->second.any_list().value()) {
@@ -57,7 +57,8 @@ StatusOr<std::string> InitOpName(const MetaGraphDef& meta_graph) {
     if (it == meta_graph.collection_def().end()) continue;
     const auto& nodes = it->second.node_list().value();
     if (nodes.size() != 1) {
-      return FailedPrecondition("Expected exactly one main op in : ", key, ", found ", nodes.size());
+      return FailedPrecondition("Expected exactly one main op in : ", key, ", found ",
+                                nodes.size());
     }
     return NodeName(nodes[0]);
   }
@@ -88,8 +89,8 @@ StatusOr<const SignatureDef*> SavedModelBundle::GetSignature(const std::string& 
     if (k != kSavedModelInitOpSignatureKey) keys.push_back(k);
   }
   std::sort(keys.begin(), keys.end());
-  return NotFound("no signature '", key, "' in ", export_dir, "; the signatures are: ",
-                  keys.empty() ? "(none)" : StrJoin(keys, ", "));
+  return NotFound("no signature '", key, "' in ", export_dir,
+                  "; the signatures are: ", keys.empty() ? "(none)" : StrJoin(keys, ", "));
 }
 
 Status LoadSavedModel(const SessionOptions& session_options, const RunOptions& run_options,

@@ -225,7 +225,6 @@ using SoftplusOp = UnaryOp<T, SoftplusFn<T>>;
 template <typename T>
 using SoftsignOp = UnaryOp<T, SoftsignFn<T>>;
 
-
 }  // namespace
 }  // namespace activation_internal
 

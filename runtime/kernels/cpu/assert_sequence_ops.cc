@@ -48,18 +48,20 @@ class ReverseSequenceOp : public OpKernel {
     int rank = in.dims();
     int64_t seq_dim = seq_dim_ < 0 ? seq_dim_ + rank : seq_dim_;
     int64_t batch_dim = batch_dim_ < 0 ? batch_dim_ + rank : batch_dim_;
-    if (seq_dim < 0 || seq_dim >= rank || batch_dim < 0 || batch_dim >= rank || seq_dim == batch_dim) {
+    if (seq_dim < 0 || seq_dim >= rank || batch_dim < 0 || batch_dim >= rank ||
+        seq_dim == batch_dim) {
       return InvalidArgument("Invalid seq_dim ", seq_dim_, " or batch_dim ", batch_dim_,
                              " for input of rank ", rank);
     }
     if (lengths.dims() != 1 || lengths.dim_size(0) != in.dim_size(static_cast<int>(batch_dim))) {
       return InvalidArgument("Length of seq_lengths != input.dims(", batch_dim, "), (",
-                             lengths.NumElements(), " vs. ", in.dim_size(static_cast<int>(batch_dim)), ")");
+                             lengths.NumElements(), " vs. ",
+                             in.dim_size(static_cast<int>(batch_dim)), ")");
     }
     std::vector<int64_t> len(static_cast<size_t>(lengths.NumElements()));
     for (size_t b = 0; b < len.size(); ++b) {
       len[b] = lengths.dtype() == ::tensorflow::DT_INT64 ? lengths.data<int64_t>()[b]
-                                                          : lengths.data<int32_t>()[b];
+                                                         : lengths.data<int32_t>()[b];
       if (len[b] < 0 || len[b] > in.dim_size(static_cast<int>(seq_dim))) {
         return InvalidArgument("seq_lens(", b, ") = ", len[b], " is out of range [0, ",
                                in.dim_size(static_cast<int>(seq_dim)), "]");

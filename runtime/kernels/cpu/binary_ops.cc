@@ -458,7 +458,6 @@ using DivNoNanOp = BinaryOp<T, DivNoNanFn<T>>;
 template <typename T>
 using MulNoNanOp = BinaryOp<T, MulNoNanFn<T>>;
 
-
 }  // namespace
 
 void RegisterBinaryKernels(KernelRegistry* r) {

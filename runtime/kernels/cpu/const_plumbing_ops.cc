@@ -66,8 +66,7 @@ class EnsureShapeOp : public OpKernel {
   Status Compute(OpKernelContext* ctx) override {
     if (!shape_.IsCompatibleWith(ctx->input(0).shape())) {
       return InvalidArgument("Shape of tensor ", name(), " ", ctx->input(0).shape().DebugString(),
-                             " is not compatible with expected shape ", shape_.DebugString(),
-                             ".");
+                             " is not compatible with expected shape ", shape_.DebugString(), ".");
     }
     ctx->set_output(0, ctx->input(0));
     return Status::OK();

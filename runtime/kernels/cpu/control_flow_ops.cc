@@ -64,8 +64,8 @@ void RegisterControlFlowKernels(KernelRegistry* r) {
   for (const char* op : {"Merge", "RefMerge"}) {
     r->Register(KernelDefBuilder(op).Device(kDeviceCpu), MakeFactory<MergeOp>());
   }
-  for (const char* op : {"Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
-                         "RefNextIteration", "LoopCond"}) {
+  for (const char* op :
+       {"Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond"}) {
     r->Register(KernelDefBuilder(op).Device(kDeviceCpu), MakeFactory<ForwardRefOp>());
   }
   r->Register(KernelDefBuilder("ControlTrigger").Device(kDeviceCpu),

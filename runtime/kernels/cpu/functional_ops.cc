@@ -13,7 +13,8 @@ std::vector<Tensor> Inputs(OpKernelContext* ctx, int first) {
   return args;
 }
 
-Status SetOutputs(OpKernelContext* ctx, const std::vector<Tensor>& results, const std::string& what) {
+Status SetOutputs(OpKernelContext* ctx, const std::vector<Tensor>& results,
+                  const std::string& what) {
   if (static_cast<int>(results.size()) != ctx->num_outputs()) {
     return InvalidArgument(what, " returned ", results.size(), " values; the node has ",
                            ctx->num_outputs(), " outputs");
@@ -21,7 +22,8 @@ Status SetOutputs(OpKernelContext* ctx, const std::vector<Tensor>& results, cons
   for (size_t i = 0; i < results.size(); ++i) {
     if (results[i].dtype() != ctx->output_type(static_cast<int>(i))) {
       return InvalidArgument(what, " returned ", DataTypeString(results[i].dtype()), " for output ",
-                             i, ", declared ", DataTypeString(ctx->output_type(static_cast<int>(i))));
+                             i, ", declared ",
+                             DataTypeString(ctx->output_type(static_cast<int>(i))));
     }
     ctx->set_output(static_cast<int>(i), results[i]);
   }
@@ -39,13 +41,15 @@ StatusOr<bool> ToBool(const Tensor& t) {
     using T = typename decltype(tag)::type;
     value = static_cast<float>(t.scalar<T>()) != 0.0f;
   });
-  if (!s.ok()) return InvalidArgument("cannot use a ", DataTypeString(t.dtype()), " as a condition");
+  if (!s.ok())
+    return InvalidArgument("cannot use a ", DataTypeString(t.dtype()), " as a condition");
   return value;
 }
 
 Status NeedFunctions(OpKernelContext* ctx) {
   if (ctx->functions() == nullptr) {
-    return FailedPrecondition("node ", ctx->node_name(), " calls a function but no function library is available");
+    return FailedPrecondition("node ", ctx->node_name(),
+                              " calls a function but no function library is available");
   }
   return Status::OK();
 }
@@ -85,7 +89,8 @@ class CaseOp : public OpKernel {
     if (index.dims() != 0) return InvalidArgument("branch_index must be a scalar");
     int32_t b = index.scalar<int32_t>();
     // Out-of-range indices take the last branch, as TensorFlow's Case does.
-    if (b < 0 || b >= static_cast<int32_t>(branches_.size())) b = static_cast<int32_t>(branches_.size()) - 1;
+    if (b < 0 || b >= static_cast<int32_t>(branches_.size()))
+      b = static_cast<int32_t>(branches_.size()) - 1;
     std::vector<Tensor> results;
     GRT_RETURN_IF_ERROR(ctx->functions()->Call(branches_[b], Inputs(ctx, 1), &results, ctx));
     return SetOutputs(ctx, results, StrCat("branch ", branches_[b].name()));

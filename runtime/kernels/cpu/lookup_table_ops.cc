@@ -40,8 +40,8 @@ class HashTable : public ResourceBase {
                              "-", DataTypeString(value_dtype_));
     }
     if (keys.NumElements() != values.NumElements()) {
-      return InvalidArgument("Expected shape ", keys.shape().DebugString(),
-                             " for value, got ", values.shape().DebugString());
+      return InvalidArgument("Expected shape ", keys.shape().DebugString(), " for value, got ",
+                             values.shape().DebugString());
     }
     std::lock_guard<std::mutex> lock(mu_);
     for (int64_t i = 0; i < keys.NumElements(); ++i) {
@@ -96,7 +96,8 @@ StatusOr<std::shared_ptr<HashTable>> LookupTable(OpKernelContext* ctx) {
     return InvalidArgument("expected a table handle");
   }
   const ResourceHandle& h = handle.scalar<ResourceHandle>();
-  StatusOr<std::shared_ptr<HashTable>> table = ctx->resources()->Lookup<HashTable>(h.container, h.name);
+  StatusOr<std::shared_ptr<HashTable>> table =
+      ctx->resources()->Lookup<HashTable>(h.container, h.name);
   if (!table.ok()) return NotFound("Table ", h.name, " not found (container ", h.container, ")");
   return table;
 }
@@ -165,7 +166,8 @@ class InitializeTableFromTextFileOp : public OpKernel {
     if (!in) return NotFound("vocabulary file not found: ", path);
     std::vector<std::string> lines;
     std::string line;
-    while (std::getline(in, line) && (vocab_size_ < 0 || static_cast<int64_t>(lines.size()) < vocab_size_)) {
+    while (std::getline(in, line) &&
+           (vocab_size_ < 0 || static_cast<int64_t>(lines.size()) < vocab_size_)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       lines.push_back(line);
     }
@@ -228,8 +230,8 @@ class FindOp : public OpKernel {
   Status Compute(OpKernelContext* ctx) override {
     GRT_ASSIGN_OR_RETURN(std::shared_ptr<HashTable> table, LookupTable(ctx));
     if (table->value_dtype() != output_type(0)) {
-      return InvalidArgument("table holds ", DataTypeString(table->value_dtype()),
-                             " values, not ", DataTypeString(output_type(0)));
+      return InvalidArgument("table holds ", DataTypeString(table->value_dtype()), " values, not ",
+                             DataTypeString(output_type(0)));
     }
     Tensor* out;
     GRT_RETURN_IF_ERROR(ctx->allocate_output(0, ctx->input(1).shape(), &out));
@@ -253,7 +255,8 @@ void RegisterLookupTableKernels(KernelRegistry* r) {
   r->Register(KernelDefBuilder("HashTableV2").Device(kDeviceCpu), MakeFactory<HashTableOp>());
   r->Register(KernelDefBuilder("InitializeTableV2").Device(kDeviceCpu),
               MakeFactory<InitializeTableOp>());
-  r->Register(KernelDefBuilder("LookupTableImportV2").Device(kDeviceCpu), MakeFactory<ImportTableOp>());
+  r->Register(KernelDefBuilder("LookupTableImportV2").Device(kDeviceCpu),
+              MakeFactory<ImportTableOp>());
   r->Register(KernelDefBuilder("InitializeTableFromTextFileV2").Device(kDeviceCpu),
               MakeFactory<InitializeTableFromTextFileOp>());
   r->Register(KernelDefBuilder("LookupTableFindV2").Device(kDeviceCpu), MakeFactory<FindOp>());

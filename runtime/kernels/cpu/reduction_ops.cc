@@ -696,7 +696,6 @@ using ArgMaxOp = ArgOp<T, true>;
 template <typename T>
 using ArgMinOp = ArgOp<T, false>;
 
-
 }  // namespace
 
 void RegisterReductionKernels(KernelRegistry* r) {

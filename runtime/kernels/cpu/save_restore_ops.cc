@@ -51,7 +51,8 @@ class RestoreV2Op : public OpKernel {
       }
       if (t->dtype() != output_type(static_cast<int>(i))) {
         return InvalidArgument("tensor '", key, "' in ", path, " is ", DataTypeString(t->dtype()),
-                               " but RestoreV2 expects ", DataTypeString(output_type(static_cast<int>(i))));
+                               " but RestoreV2 expects ",
+                               DataTypeString(output_type(static_cast<int>(i))));
       }
       ctx->set_output(static_cast<int>(i), std::move(t).value());
     }
@@ -196,9 +197,9 @@ class RestoreV1Op : public OpKernel {
  public:
   explicit RestoreV1Op(OpKernelConstruction* ctx) : OpKernel(ctx) {}
   Status Compute(OpKernelContext* ctx) override {
-    return Unimplemented(type_string(), " reads V1 checkpoints (SSTable of SavedTensorSlices, ",
-                         "TensorFlow before 2017), which graphrt does not support: ",
-                         ScalarString(ctx->input(0)));
+    return Unimplemented(
+        type_string(), " reads V1 checkpoints (SSTable of SavedTensorSlices, ",
+        "TensorFlow before 2017), which graphrt does not support: ", ScalarString(ctx->input(0)));
   }
 };
 

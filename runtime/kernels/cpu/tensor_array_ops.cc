@@ -29,8 +29,8 @@ class TensorArray : public ResourceBase {
   Status Write(int64_t index, const Tensor& value) {
     std::lock_guard<std::mutex> lock(mu_);
     if (value.dtype() != dtype_) {
-      return InvalidArgument("TensorArray dtype is ", DataTypeString(dtype_),
-                             " but op has dtype ", DataTypeString(value.dtype()), ".");
+      return InvalidArgument("TensorArray dtype is ", DataTypeString(dtype_), " but op has dtype ",
+                             DataTypeString(value.dtype()), ".");
     }
     if (index < 0) return InvalidArgument("Tried to write to index ", index, " but it is negative");
     if (index >= static_cast<int64_t>(values_.size())) {
@@ -84,8 +84,8 @@ class TensorArray : public ResourceBase {
 
   StatusOr<Tensor> ReadLocked(int64_t index) {
     if (index < 0 || index >= static_cast<int64_t>(values_.size())) {
-      return InvalidArgument("Tried to read from index ", index, " but array size is: ",
-                             values_.size());
+      return InvalidArgument("Tried to read from index ", index,
+                             " but array size is: ", values_.size());
     }
     if (state_[index] == kCleared) {
       return InvalidArgument("Could not read index ", index,
@@ -134,8 +134,8 @@ StatusOr<std::shared_ptr<TensorArray>> Lookup(OpKernelContext* ctx) {
   StatusOr<std::shared_ptr<TensorArray>> ta =
       ctx->step()->step_resources->Lookup<TensorArray>(h.container, h.name);
   if (!ta.ok()) {
-    return NotFound("Container ", h.container, " does not exist. (Could not find resource: ",
-                    h.container, "/", h.name, ")");
+    return NotFound("Container ", h.container,
+                    " does not exist. (Could not find resource: ", h.container, "/", h.name, ")");
   }
   return ta;
 }
@@ -146,7 +146,8 @@ Tensor Flow() { return Tensor::Scalar<float>(0.0f); }
 void CopyRow(const Tensor& element, int64_t row, Tensor* out) {
   int64_t n = element.NumElements();
   if (out->dtype() == ::tensorflow::DT_STRING) {
-    for (int64_t i = 0; i < n; ++i) out->data<std::string>()[row * n + i] = element.data<std::string>()[i];
+    for (int64_t i = 0; i < n; ++i)
+      out->data<std::string>()[row * n + i] = element.data<std::string>()[i];
   } else if (n > 0) {
     size_t bytes = element.TotalBytes();
     std::memcpy(static_cast<char*>(out->raw_data()) + row * bytes, element.raw_data(), bytes);
@@ -169,9 +170,9 @@ StatusOr<Tensor> Stack(const std::vector<Tensor>& elements, DataType dtype,
   }
   for (size_t i = 1; i < elements.size(); ++i) {
     if (elements[i].shape() != shape) {
-      return InvalidArgument("TensorArray has inconsistent shapes.  Index 0 has shape: ",
-                             shape.DebugString(), " but index ", i, " has shape: ",
-                             elements[i].shape().DebugString());
+      return InvalidArgument(
+          "TensorArray has inconsistent shapes.  Index 0 has shape: ", shape.DebugString(),
+          " but index ", i, " has shape: ", elements[i].shape().DebugString());
     }
   }
   TensorShape out_shape = shape;
@@ -182,7 +183,8 @@ StatusOr<Tensor> Stack(const std::vector<Tensor>& elements, DataType dtype,
 }
 
 Status IndicesOf(const Tensor& t, std::vector<int64_t>* out) {
-  if (t.dims() != 1) return InvalidArgument("indices must be a vector, got shape ", t.shape().DebugString());
+  if (t.dims() != 1)
+    return InvalidArgument("indices must be a vector, got shape ", t.shape().DebugString());
   for (int64_t i = 0; i < t.NumElements(); ++i) out->push_back(t.data<int32_t>()[i]);
   return Status::OK();
 }
@@ -197,16 +199,18 @@ class TensorArrayOp : public OpKernel {
   }
   Status Compute(OpKernelContext* ctx) override {
     const Tensor& size = ctx->input(0);
-    if (size.dims() != 0) return InvalidArgument("TensorArray size must be scalar, but had shape: ", size.shape().DebugString());
+    if (size.dims() != 0)
+      return InvalidArgument("TensorArray size must be scalar, but had shape: ",
+                             size.shape().DebugString());
     int32_t n = size.scalar<int32_t>();
     if (n < 0) return InvalidArgument("Size should be >= 0.");
     if (ctx->step() == nullptr || ctx->step()->step_resources == nullptr) {
       return FailedPrecondition("TensorArray ops need a run's step resources");
     }
-    std::string key = StrCat(name(), "/", ctx->frame_id(), "/", ctx->iteration(), "/",
-                             counter_.fetch_add(1));
-    auto ta = std::make_shared<TensorArray>(dtype_, element_shape_, n, dynamic_size_,
-                                            clear_after_read_);
+    std::string key =
+        StrCat(name(), "/", ctx->frame_id(), "/", ctx->iteration(), "/", counter_.fetch_add(1));
+    auto ta =
+        std::make_shared<TensorArray>(dtype_, element_shape_, n, dynamic_size_, clear_after_read_);
     GRT_RETURN_IF_ERROR(ctx->step()->step_resources->Create(kContainer, key, ta));
     Tensor handle(::tensorflow::DT_RESOURCE, TensorShape());
     ResourceHandle& h = handle.scalar<ResourceHandle>();
@@ -286,8 +290,8 @@ class TensorArrayScatterOp : public OpKernel {
     GRT_RETURN_IF_ERROR(IndicesOf(ctx->input(1), &indices));
     const Tensor& value = ctx->input(2);
     if (value.dims() < 1 || value.dim_size(0) != static_cast<int64_t>(indices.size())) {
-      return InvalidArgument("Expected len(indices) == values.shape[0], but saw: ",
-                             indices.size(), " vs. ", value.dims() > 0 ? value.dim_size(0) : 0);
+      return InvalidArgument("Expected len(indices) == values.shape[0], but saw: ", indices.size(),
+                             " vs. ", value.dims() > 0 ? value.dim_size(0) : 0);
     }
     for (size_t i = 0; i < indices.size(); ++i) {
       Tensor row = value.Slice(static_cast<int64_t>(i), static_cast<int64_t>(i) + 1);
@@ -313,15 +317,17 @@ class TensorArrayConcatOp : public OpKernel {
     TensorShape inner;
     for (size_t i = 0; i < elements.size(); ++i) {
       if (elements[i].dims() < 1) {
-        return InvalidArgument("Concat saw a scalar shape at index ", i, " but requires at least vectors.");
+        return InvalidArgument("Concat saw a scalar shape at index ", i,
+                               " but requires at least vectors.");
       }
       TensorShape rest = elements[i].shape();
       rest.RemoveDim(0);
       if (i == 0) inner = rest;
       if (rest != inner) {
-        return InvalidArgument("TensorArray has inconsistent shapes.  Index 0 has (excepting dimension 0) shape: ",
-                               inner.DebugString(), " but index ", i, " has (excepting dimension 0) shape: ",
-                               rest.DebugString());
+        return InvalidArgument(
+            "TensorArray has inconsistent shapes.  Index 0 has (excepting dimension 0) shape: ",
+            inner.DebugString(), " but index ", i,
+            " has (excepting dimension 0) shape: ", rest.DebugString());
       }
       lengths.data<int64_t>()[i] = elements[i].dim_size(0);
       rows += elements[i].dim_size(0);
@@ -349,7 +355,9 @@ class TensorArraySplitOp : public OpKernel {
     GRT_ASSIGN_OR_RETURN(std::shared_ptr<TensorArray> ta, Lookup(ctx));
     const Tensor& value = ctx->input(1);
     const Tensor& lengths = ctx->input(2);
-    if (value.dims() < 1) return InvalidArgument("Expected value to be at least a vector, but received shape: ", value.shape().DebugString());
+    if (value.dims() < 1)
+      return InvalidArgument("Expected value to be at least a vector, but received shape: ",
+                             value.shape().DebugString());
     if (lengths.dims() != 1) return InvalidArgument("Expected lengths to be a vector");
     int64_t total = 0;
     for (int64_t i = 0; i < lengths.NumElements(); ++i) {
@@ -358,8 +366,9 @@ class TensorArraySplitOp : public OpKernel {
       total += len;
     }
     if (total != value.dim_size(0)) {
-      return InvalidArgument("Expected sum of lengths to be equal to values.shape[0], but sum of lengths is ",
-                             total, " and value's shape is: ", value.shape().DebugString());
+      return InvalidArgument(
+          "Expected sum of lengths to be equal to values.shape[0], but sum of lengths is ", total,
+          " and value's shape is: ", value.shape().DebugString());
     }
     int64_t offset = 0;
     for (int64_t i = 0; i < lengths.NumElements(); ++i) {

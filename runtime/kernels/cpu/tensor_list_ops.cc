@@ -37,7 +37,8 @@ StatusOr<const TensorList*> GetList(const Tensor& t) {
   }
   const TensorList* list = t.scalar<Variant>().get<TensorList>();
   if (list == nullptr) {
-    return InvalidArgument("Input handle is not a list. Saw: '", t.scalar<Variant>().TypeName(), "'");
+    return InvalidArgument("Input handle is not a list. Saw: '", t.scalar<Variant>().TypeName(),
+                           "'");
   }
   return list;
 }
@@ -95,7 +96,9 @@ class ReserveOp : public OpKernel {
     GRT_ASSIGN_OR_RETURN(list->element_shape, ShapeFromTensor(ctx->input(0)));
     if (type_string() == "TensorListReserve") {
       int32_t n = ctx->input(1).scalar<int32_t>();
-      if (n < 0) return InvalidArgument("The num_elements to reserve must be a non negative number, but got ", n);
+      if (n < 0)
+        return InvalidArgument(
+            "The num_elements to reserve must be a non negative number, but got ", n);
       list->elements.resize(static_cast<size_t>(n));
     }
     ctx->set_output(0, WrapList(std::move(list)));
@@ -111,13 +114,16 @@ class FromTensorOp : public OpKernel {
   explicit FromTensorOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
   Status Compute(OpKernelContext* ctx) override {
     const Tensor& t = ctx->input(0);
-    if (t.dims() < 1) return InvalidArgument("Tensor must be at least a vector, but saw shape: ", t.shape().DebugString());
+    if (t.dims() < 1)
+      return InvalidArgument("Tensor must be at least a vector, but saw shape: ",
+                             t.shape().DebugString());
     auto list = std::make_shared<TensorList>();
     list->element_dtype = t.dtype();
     GRT_ASSIGN_OR_RETURN(list->element_shape, ShapeFromTensor(ctx->input(1)));
     TensorShape row_shape = t.shape();
     row_shape.RemoveDim(0);
-    for (int64_t i = 0; i < t.dim_size(0); ++i) list->elements.push_back(t.Slice(i, i + 1).Reshaped(row_shape));
+    for (int64_t i = 0; i < t.dim_size(0); ++i)
+      list->elements.push_back(t.Slice(i, i + 1).Reshaped(row_shape));
     ctx->set_output(0, WrapList(std::move(list)));
     return Status::OK();
   }
@@ -133,7 +139,9 @@ class SetItemOp : public OpKernel {
     int32_t index = ctx->input(1).scalar<int32_t>();
     GRT_ASSIGN_OR_RETURN(std::shared_ptr<TensorList> list, MutableList(ctx, 0));
     GRT_RETURN_IF_ERROR(CheckDtype(*list, item.dtype()));
-    if (index < 0) return InvalidArgument("Trying to modify element ", index, " in a list with ", list->elements.size(), " elements.");
+    if (index < 0)
+      return InvalidArgument("Trying to modify element ", index, " in a list with ",
+                             list->elements.size(), " elements.");
     if (index >= static_cast<int32_t>(list->elements.size())) {
       if (!resize_) {
         return InvalidArgument("Trying to modify element ", index, " in a list with ",
@@ -142,8 +150,9 @@ class SetItemOp : public OpKernel {
       list->elements.resize(static_cast<size_t>(index) + 1);
     }
     if (!list->element_shape.IsCompatibleWith(item.shape())) {
-      return InvalidArgument("Tried to set a tensor with incompatible shape at a list index. Item element shape: ",
-                             item.shape().DebugString(), " list shape: ", list->element_shape.DebugString());
+      return InvalidArgument(
+          "Tried to set a tensor with incompatible shape at a list index. Item element shape: ",
+          item.shape().DebugString(), " list shape: ", list->element_shape.DebugString());
     }
     list->elements[index] = item;
     ctx->set_output(0, WrapList(std::move(list)));
@@ -215,12 +224,14 @@ Status StackElements(const TensorList& list, const std::vector<int64_t>& indices
   bool have = false;
   for (int64_t i : indices) {
     if (i < 0 || i >= static_cast<int64_t>(list.elements.size())) {
-      return InvalidArgument("Trying to gather element ", i, " in a list with ", list.elements.size(), " elements.");
+      return InvalidArgument("Trying to gather element ", i, " in a list with ",
+                             list.elements.size(), " elements.");
     }
     if (list.elements[i].IsInitialized()) {
       if (have && list.elements[i].shape() != shape) {
-        return InvalidArgument("Incompatible ranks/shapes during TensorListStack: ", shape.DebugString(),
-                               " vs. ", list.elements[i].shape().DebugString());
+        return InvalidArgument(
+            "Incompatible ranks/shapes during TensorListStack: ", shape.DebugString(), " vs. ",
+            list.elements[i].shape().DebugString());
       }
       shape = list.elements[i].shape();
       have = true;
@@ -324,14 +335,16 @@ void RegisterTensorListKernels(KernelRegistry* r) {
   for (const char* op : {"TensorListReserve", "EmptyTensorList"}) {
     r->Register(KernelDefBuilder(op).Device(kDeviceCpu), MakeFactory<ReserveOp>());
   }
-  r->Register(KernelDefBuilder("TensorListFromTensor").Device(kDeviceCpu), MakeFactory<FromTensorOp>());
+  r->Register(KernelDefBuilder("TensorListFromTensor").Device(kDeviceCpu),
+              MakeFactory<FromTensorOp>());
   r->Register(KernelDefBuilder("TensorListSetItem").Device(kDeviceCpu), MakeFactory<SetItemOp>());
   r->Register(KernelDefBuilder("TensorListPushBack").Device(kDeviceCpu), MakeFactory<PushBackOp>());
   r->Register(KernelDefBuilder("TensorListPopBack").Device(kDeviceCpu), MakeFactory<PopBackOp>());
   r->Register(KernelDefBuilder("TensorListGetItem").Device(kDeviceCpu), MakeFactory<GetItemOp>());
   r->Register(KernelDefBuilder("TensorListStack").Device(kDeviceCpu), MakeFactory<StackOp>());
   r->Register(KernelDefBuilder("TensorListGather").Device(kDeviceCpu), MakeFactory<GatherOp>());
-  r->Register(KernelDefBuilder("TensorListElementShape").Device(kDeviceCpu), MakeFactory<ElementShapeOp>());
+  r->Register(KernelDefBuilder("TensorListElementShape").Device(kDeviceCpu),
+              MakeFactory<ElementShapeOp>());
   r->Register(KernelDefBuilder("TensorListLength").Device(kDeviceCpu), MakeFactory<LengthOp>());
 }
 

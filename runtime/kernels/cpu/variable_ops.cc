@@ -20,9 +20,9 @@ StatusOr<std::shared_ptr<Var>> LookupVar(OpKernelContext* ctx, int input) {
   const ResourceHandle& h = handle.scalar<ResourceHandle>();
   StatusOr<std::shared_ptr<Var>> var = ctx->resources()->Lookup<Var>(h.container, h.name);
   if (!var.ok()) {
-    return FailedPrecondition("Could not find variable ", h.name, ". This could mean that the ",
-                              "variable has been deleted or was never initialized. (Container: ",
-                              h.container, ")");
+    return FailedPrecondition(
+        "Could not find variable ", h.name, ". This could mean that the ",
+        "variable has been deleted or was never initialized. (Container: ", h.container, ")");
   }
   return var;
 }
@@ -70,8 +70,8 @@ class AssignOp : public OpKernel {
       std::lock_guard<std::mutex> lock(*mu);
       if (validate_shape_ && ref->IsInitialized() && ref->shape() != value.shape()) {
         return InvalidArgument("Assign requires shapes of both tensors to match. lhs shape= ",
-                               ref->shape().DebugString(), " rhs shape= ",
-                               value.shape().DebugString());
+                               ref->shape().DebugString(),
+                               " rhs shape= ", value.shape().DebugString());
       }
       *ref = value.DeepCopy();
     }
@@ -95,8 +95,8 @@ class AssignUpdateOp : public OpKernel {
     {
       std::lock_guard<std::mutex> lock(*mu);
       if (!ref->IsInitialized()) {
-        return FailedPrecondition("Attempting to use uninitialized value (input 0 of node ",
-                                  name(), ")");
+        return FailedPrecondition("Attempting to use uninitialized value (input 0 of node ", name(),
+                                  ")");
       }
       if (ref->shape() != value.shape()) {
         return InvalidArgument("Must have the same shape: ", ref->shape().DebugString(), " vs ",
@@ -170,9 +170,9 @@ class ReadVariableOp : public OpKernel {
       return FailedPrecondition("Read of uninitialized variable ", var->name());
     }
     if (var->tensor()->dtype() != output_type(0)) {
-      return InvalidArgument("Trying to read variable ", var->name(), " with wrong dtype. Expected ",
-                             DataTypeString(output_type(0)), " got ",
-                             DataTypeString(var->tensor()->dtype()));
+      return InvalidArgument("Trying to read variable ", var->name(),
+                             " with wrong dtype. Expected ", DataTypeString(output_type(0)),
+                             " got ", DataTypeString(var->tensor()->dtype()));
     }
     ctx->set_output(0, *var->tensor());
     return Status::OK();
@@ -221,7 +221,8 @@ class AssignUpdateVariableOp : public OpKernel {
     const Tensor& value = ctx->input(1);
     std::lock_guard<std::mutex> lock(*var->mu());
     Tensor* t = var->tensor();
-    if (!t->IsInitialized()) return FailedPrecondition("Read of uninitialized variable ", var->name());
+    if (!t->IsInitialized())
+      return FailedPrecondition("Read of uninitialized variable ", var->name());
     if (t->shape() != value.shape()) {
       return InvalidArgument("Cannot update variable with shape ", t->shape().DebugString(),
                              " using a Tensor with shape ", value.shape().DebugString(),
