@@ -132,7 +132,19 @@ int RunCommand(int argc, char** argv) {
     for (size_t i = 0; i < outputs.size(); ++i) {
       items.push_back(TensorJson(outputs[i], results[i], summarize));
     }
-    std::cout << "{\"outputs\": [" << StrJoin(items, ", ") << "]}" << std::endl;
+    std::string placement;
+    if (flags->log_placement) {
+      // With --log-placement, the placement report: every node, its device and why.
+      std::vector<std::string> nodes;
+      for (const PlacementDecision& d : model->session->GetPlacementReport().decisions()) {
+        nodes.push_back(StrCat("{\"node\": ", JsonString(d.node), ", \"op\": ", JsonString(d.op),
+                               ", \"requested\": ", JsonString(d.requested),
+                               ", \"assigned\": ", JsonString(d.assigned),
+                               ", \"reason\": ", JsonString(d.reason), "}"));
+      }
+      placement = StrCat(", \"placement\": [", StrJoin(nodes, ", "), "]");
+    }
+    std::cout << "{\"outputs\": [" << StrJoin(items, ", ") << "]" << placement << "}" << std::endl;
   } else {
     for (size_t i = 0; i < outputs.size(); ++i) {
       std::cout << FormatTensorLine(outputs[i], results[i], summarize) << "\n";

@@ -105,6 +105,26 @@ TEST(CliTest, InspectGraphDef) {
   EXPECT_NE(r.out.find("\"MatMul\": 3"), std::string::npos) << r.out;
 }
 
+TEST(CliTest, LogPlacementToFileAndJsonReport) {
+  std::string log = ::testing::TempDir() + "/placement.log";
+  Result r = RunCli(StrCat("run ", Fixture("models/mlp.pb"),
+                           " --input x=", Fixture("models/mlp_batch1.in0.npy"),
+                           " --output probs --json --log-placement=", log));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"placement\": [{\"node\": "), std::string::npos) << r.out;
+  StatusOr<std::string> text = ReadFileToString(log);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_NE(text->find("dense1/MatMul: (MatMul): /job:localhost/replica:0/task:0/device:CPU:0\n"),
+            std::string::npos)
+      << *text;
+  r = RunCli(StrCat("placement replay ", log, " ", Fixture("models/mlp.pb")));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  r = RunCli(StrCat("placement diff ", log, " ", Fixture("placement/mlp.gpu.log")));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  r = RunCli(StrCat("placement replay ", Fixture("models/mlp.pb"), " ", Fixture("models/mlp.pb")));
+  EXPECT_EQ(r.exit_code, 2) << r.out;  // a binary file given as a log
+}
+
 TEST(CliTest, HelpDescribesEachCommand) {
   EXPECT_EQ(RunCli("run --help").exit_code, 0);
   EXPECT_EQ(RunCli("inspect --help").exit_code, 0);
