@@ -7,6 +7,17 @@
 
 namespace graphrt {
 
+namespace {
+
+// The feeds, fetches and transfers TensorFlow adds per run (_arg_*, _retval_*, _SOURCE, ...):
+// logged, but not nodes of the graph.
+bool IsPerRunNode(const PlacementLogEntry& e) {
+  return e.op == "_Arg" || e.op == "_Retval" || e.op == "_Recv" || e.op == "_Send" ||
+         e.node == "_SOURCE" || e.node == "_SINK";
+}
+
+}  // namespace
+
 std::string NormalizeDeviceName(const std::string& name) {
   StatusOr<ParsedDeviceName> p = ParseDeviceName(name);
   return p.ok() ? p->ToString() : name;
@@ -32,9 +43,7 @@ StatusOr<ReplayResult> ReplayPlacement(const PlacementLog& log, const ::tensorfl
   }
   int logged_nodes = 0;
   for (const auto& [name, entry] : logged) {
-    bool synthetic =
-        entry->op == "_Arg" || entry->op == "_Retval" || name == "_SOURCE" || name == "_SINK";
-    if (!synthetic) ++logged_nodes;
+    if (!IsPerRunNode(*entry)) ++logged_nodes;
   }
   if (matched == 0 || matched * 2 < logged_nodes) {
     return InvalidArgument("the log names ", logged_nodes, " nodes and only ", matched,
@@ -71,9 +80,7 @@ StatusOr<ReplayResult> ReplayPlacement(const PlacementLog& log, const ::tensorfl
   for (const PlacementLogEntry& e : log.entries) {
     if (logged.count(e.node) == 0) continue;
     logged.erase(e.node);
-    bool synthetic = e.op == "_Arg" || e.op == "_Retval" || e.op == "_Recv" || e.op == "_Send" ||
-                     e.node == "_SOURCE" || e.node == "_SINK";
-    if (synthetic) continue;
+    if (IsPerRunNode(e)) continue;
     result.lines.push_back({e.node, ReplayLine::kAbsentFromGraph, e.device, "", ""});
     result.faithful = false;
   }
