@@ -6,6 +6,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "runtime/core/exception_barrier.h"
 
 namespace {
 
@@ -27,9 +28,7 @@ constexpr char kUsage[] =
     "\n"
     "graphrt <command> --help describes a command.\n";
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Dispatch(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << kUsage;
     return graphrt::cli::kExitError;
@@ -49,4 +48,18 @@ int main(int argc, char** argv) {
   if (command == "convert") return graphrt::cli::ConvertCommand(argc - 1, argv + 1);
   if (command == "load-weights") return graphrt::cli::LoadWeightsCommand(argc - 1, argv + 1);
   return graphrt::cli::ReportError("unknown command '" + command + "' (see graphrt --help)");
+}
+
+}  // namespace
+
+// An exception that a command lets through still ends as one error line and exit 2 (CLI.md),
+// not as an abort.
+int main(int argc, char** argv) {
+  int exit_code = graphrt::cli::kExitError;
+  graphrt::Status status = graphrt::StatusFromExceptions("graphrt", [&] {
+    exit_code = Dispatch(argc, argv);
+    return graphrt::Status::OK();
+  });
+  if (!status.ok()) return graphrt::cli::ReportError(status);
+  return exit_code;
 }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/file_util.h"
+#include "runtime/core/exception_barrier.h"
 #include "runtime/core/str_util.h"
 
 namespace graphrt {
@@ -61,7 +62,16 @@ Status FeatureFromJson(const Json& value, const std::string& key, const std::str
 
 }  // namespace
 
+static StatusOr<::tensorflow::Example> ExampleFromJsonUnguarded(const std::string& json,
+                                                                const std::string& what);
+
 StatusOr<::tensorflow::Example> ExampleFromJson(const std::string& json, const std::string& what) {
+  return StatusFromExceptions("reading an Example from JSON",
+                              [&] { return ExampleFromJsonUnguarded(json, what); });
+}
+
+static StatusOr<::tensorflow::Example> ExampleFromJsonUnguarded(const std::string& json,
+                                                                const std::string& what) {
   Json doc = Json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return InvalidArgument(what, ": not valid JSON: ", json);
   if (!doc.is_object()) return InvalidArgument(what, ": expected a JSON object of features");

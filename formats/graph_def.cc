@@ -5,6 +5,7 @@
 #include <google/protobuf/text_format.h>
 
 #include "formats/file_util.h"
+#include "runtime/core/exception_barrier.h"
 #include "runtime/core/str_util.h"
 
 namespace graphrt {
@@ -35,8 +36,17 @@ class ErrorCollector : public google::protobuf::io::ErrorCollector {
 
 }  // namespace
 
+static Status ReadBinaryOrTextProtoUnguarded(const std::string& path, const std::string& what,
+                                             google::protobuf::Message* message);
+
 Status ReadBinaryOrTextProto(const std::string& path, const std::string& what,
                              google::protobuf::Message* message) {
+  return StatusFromExceptions("reading a proto",
+                              [&] { return ReadBinaryOrTextProtoUnguarded(path, what, message); });
+}
+
+static Status ReadBinaryOrTextProtoUnguarded(const std::string& path, const std::string& what,
+                                             google::protobuf::Message* message) {
   GRT_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
   if (bytes.empty()) return DataLoss(path, " is empty: not a ", what);
   bool text_first = LooksLikeText(bytes);

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "formats/file_util.h"
+#include "runtime/core/exception_barrier.h"
 #include "runtime/core/str_util.h"
 
 namespace graphrt {
@@ -116,9 +117,28 @@ void AppendUtf8(uint32_t cp, std::string* out) {
   }
 }
 
-}  // namespace
+// Reads the 'shape' value, a Python tuple of non-negative integers: "()", "(3,)", "(2, 3)".
+Status ParseShapeTuple(const std::string& text, const std::string& name,
+                       std::vector<int64_t>* dims) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') {
+    return InvalidArgument(name, ": bad shape in .npy header: '", text, "'");
+  }
+  std::vector<std::string> parts = StrSplit(text.substr(1, text.size() - 2), ',');
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::string_view part = StripWhitespace(parts[i]);
+    // One trailing comma is allowed ("(3,)"), an empty part elsewhere is not.
+    if (part.empty() && i + 1 == parts.size() && i > 0) break;
+    if (part.empty() && parts.size() == 1) break;  // "()"
+    long long d;
+    if (!ParseInt64(part, &d) || d < 0) {
+      return InvalidArgument(name, ": bad shape in .npy header: '", text, "'");
+    }
+    dims->push_back(d);
+  }
+  return Status::OK();
+}
 
-StatusOr<Tensor> ParseNpy(const std::string& bytes, const std::string& name) {
+StatusOr<Tensor> ParseNpyUnguarded(const std::string& bytes, const std::string& name) {
   if (bytes.size() < 10 || bytes.compare(0, 6, kMagic, 6) != 0) {
     return InvalidArgument(name, " is not a .npy file (bad magic)");
   }
@@ -150,26 +170,34 @@ StatusOr<Tensor> ParseNpy(const std::string& bytes, const std::string& name) {
   }
   Descr descr;
   GRT_RETURN_IF_ERROR(ParseDescr(descr_text.substr(1, descr_text.size() - 2), name, &descr));
-  bool fortran = fortran_text.find("True") != std::string::npos;
-  std::vector<int64_t> dims;
-  std::string inner = shape_text.substr(1, shape_text.size() - 2);
-  for (const std::string& part : StrSplit(inner, ',', /*skip_empty=*/true)) {
-    long long d;
-    if (!ParseInt64(StripWhitespace(part), &d) || d < 0) {
-      return InvalidArgument(name, ": bad shape in .npy header: ", shape_text);
-    }
-    dims.push_back(d);
+  std::string_view fortran_value = StripWhitespace(fortran_text);
+  if (fortran_value != "True" && fortran_value != "False") {
+    return InvalidArgument(name, ": bad fortran_order in .npy header: '", fortran_text, "'");
   }
-  GRT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromDims(dims));
+  bool fortran = fortran_value == "True";
+  std::vector<int64_t> dims;
+  GRT_RETURN_IF_ERROR(ParseShapeTuple(shape_text, name, &dims));
+  StatusOr<TensorShape> checked_shape = TensorShape::FromDims(dims);
+  if (!checked_shape.ok()) {
+    return InvalidArgument(name, ": bad shape in .npy header: ", checked_shape.status().message());
+  }
+  TensorShape shape = std::move(checked_shape).value();
   int64_t n = shape.num_elements();
+  int64_t need;
+  if (__builtin_mul_overflow(n, static_cast<int64_t>(descr.item_size), &need)) {
+    return InvalidArgument(name, ": .npy shape ", shape.DebugString(), " of ", descr.item_size,
+                           "-byte elements has more bytes than int64 can count");
+  }
   size_t data_start = header_start + header_len;
-  if (n > 0 && static_cast<uint64_t>(n) > (bytes.size() - data_start) / descr.item_size) {
+  if (static_cast<uint64_t>(need) > bytes.size() - data_start) {
     return DataLoss(name, ": truncated .npy data: ", shape.DebugString(), " of ", descr.item_size,
-                    "-byte elements need ", n * descr.item_size, " bytes, the file has ",
+                    "-byte elements need ", need, " bytes, the file has ",
                     bytes.size() - data_start);
   }
   const char* data = bytes.data() + data_start;
-  GRT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(descr.dtype, shape));
+  StatusOr<Tensor> allocated = Tensor::Allocate(descr.dtype, shape);
+  if (!allocated.ok()) return Status(allocated.status()).Prepend(name);
+  Tensor t = std::move(allocated).value();
   if (descr.dtype == ::tensorflow::DT_STRING) {
     std::string* out = t.data<std::string>();
     for (int64_t i = 0; i < n; ++i) {
@@ -197,7 +225,9 @@ StatusOr<Tensor> ParseNpy(const std::string& bytes, const std::string& name) {
   }
   if (fortran && shape.dims() > 1) {
     // Reorder column-major data into row-major.
-    Tensor c(t.dtype(), shape);
+    StatusOr<Tensor> row_major_tensor = Tensor::Allocate(t.dtype(), shape);
+    if (!row_major_tensor.ok()) return Status(row_major_tensor.status()).Prepend(name);
+    Tensor c = std::move(row_major_tensor).value();
     int rank = shape.dims();
     size_t elem = ElementObjectSize(t.dtype());
     std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
@@ -220,6 +250,12 @@ StatusOr<Tensor> ParseNpy(const std::string& bytes, const std::string& name) {
   return t;
 }
 
+}  // namespace
+
+StatusOr<Tensor> ParseNpy(const std::string& bytes, const std::string& name) {
+  return StatusFromExceptions("reading .npy", [&] { return ParseNpyUnguarded(bytes, name); });
+}
+
 StatusOr<Tensor> ReadNpy(const std::string& path) {
   GRT_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
   return ParseNpy(bytes, path);
@@ -228,7 +264,7 @@ StatusOr<Tensor> ReadNpy(const std::string& path) {
 StatusOr<Tensor> ReadNpy(const std::string& path, DataType want) {
   GRT_ASSIGN_OR_RETURN(Tensor t, ReadNpy(path));
   if (want == ::tensorflow::DT_BFLOAT16 && t.dtype() == ::tensorflow::DT_UINT16) {
-    Tensor b(::tensorflow::DT_BFLOAT16, t.shape());
+    GRT_ASSIGN_OR_RETURN(Tensor b, Tensor::Allocate(::tensorflow::DT_BFLOAT16, t.shape()));
     std::memcpy(b.raw_data(), t.raw_data(), t.TotalBytes());
     return b;
   }

@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "formats/file_util.h"
+#include "runtime/core/exception_barrier.h"
 #include "runtime/core/str_util.h"
 
 namespace graphrt {
@@ -29,7 +30,16 @@ const std::regex& EagerLine() {
 
 }  // namespace
 
+static StatusOr<PlacementLog> ParsePlacementLogUnguarded(const std::string& text,
+                                                         const std::string& name);
+
 StatusOr<PlacementLog> ParsePlacementLog(const std::string& text, const std::string& name) {
+  return StatusFromExceptions("reading a placement log",
+                              [&] { return ParsePlacementLogUnguarded(text, name); });
+}
+
+static StatusOr<PlacementLog> ParsePlacementLogUnguarded(const std::string& text,
+                                                         const std::string& name) {
   size_t probe = std::min<size_t>(text.size(), 8192);
   for (size_t i = 0; i < probe; ++i) {
     unsigned char c = static_cast<unsigned char>(text[i]);

@@ -21,6 +21,7 @@
 #include "formats/tensor_bundle/bundle_format.h"
 #include "formats/tensor_bundle/bundle_writer.h"
 #include "migrate/dtype_cast.h"
+#include "runtime/core/exception_barrier.h"
 #include "runtime/core/str_util.h"
 
 namespace graphrt {
@@ -136,7 +137,16 @@ std::vector<std::pair<int64_t, int64_t>> FixedSizePartitions(int64_t rows, int p
   return out;
 }
 
+static StatusOr<MigrationPlan> PlanMigrationUnguarded(BundleReader* reader,
+                                                      const MigrationRules& rules);
+
 StatusOr<MigrationPlan> PlanMigration(BundleReader* reader, const MigrationRules& rules) {
+  return StatusFromExceptions("PlanMigration",
+                              [&] { return PlanMigrationUnguarded(reader, rules); });
+}
+
+static StatusOr<MigrationPlan> PlanMigrationUnguarded(BundleReader* reader,
+                                                      const MigrationRules& rules) {
   MigrationPlan plan;
   plan.source_prefix = reader->prefix();
   plan.source_shards = reader->num_shards();
@@ -431,9 +441,22 @@ Status VerifyWritten(const std::string& prefix, const MigrationPlan& plan) {
 
 }  // namespace
 
+static StatusOr<MigrationResult> RunMigrationUnguarded(BundleReader* reader,
+                                                       const MigrationPlan& plan,
+                                                       const std::string& dst_prefix,
+                                                       const MigrationOptions& options);
+
 StatusOr<MigrationResult> RunMigration(BundleReader* reader, const MigrationPlan& plan,
                                        const std::string& dst_prefix,
                                        const MigrationOptions& options) {
+  return StatusFromExceptions(
+      "RunMigration", [&] { return RunMigrationUnguarded(reader, plan, dst_prefix, options); });
+}
+
+static StatusOr<MigrationResult> RunMigrationUnguarded(BundleReader* reader,
+                                                       const MigrationPlan& plan,
+                                                       const std::string& dst_prefix,
+                                                       const MigrationOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   std::string dst_dir, base, src_dir, src_base;
   SplitPrefix(dst_prefix, &dst_dir, &base);

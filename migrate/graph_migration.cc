@@ -6,6 +6,7 @@
 #include <set>
 
 #include "function.pb.h"
+#include "runtime/core/exception_barrier.h"
 #include "runtime/core/str_util.h"
 #include "runtime/core/tensor.h"
 
@@ -541,7 +542,16 @@ Status PruneToOutputs(const std::vector<std::string>& outputs, GraphDef* graph) 
   return Status::OK();
 }
 
+static Status MigrateGraphUnguarded(const MigrationRules& rules, GraphDef* graph,
+                                    GraphMigrationReport* report);
+
 Status MigrateGraph(const MigrationRules& rules, GraphDef* graph, GraphMigrationReport* report) {
+  return StatusFromExceptions("MigrateGraph",
+                              [&] { return MigrateGraphUnguarded(rules, graph, report); });
+}
+
+static Status MigrateGraphUnguarded(const MigrationRules& rules, GraphDef* graph,
+                                    GraphMigrationReport* report) {
   report->nodes_before = graph->node_size();
   if (rules.strip_training && rules.outputs.empty()) {
     return InvalidArgument("--strip-training needs the inference outputs (--outputs NAME)");
@@ -603,8 +613,20 @@ Status MigrateGraph(const MigrationRules& rules, GraphDef* graph, GraphMigration
   return Status::OK();
 }
 
+static Status FreezeGraphUnguarded(BundleReader* checkpoint,
+                                   const std::vector<std::string>& outputs, GraphDef* graph,
+                                   int* frozen_variables);
+
 Status FreezeGraph(BundleReader* checkpoint, const std::vector<std::string>& outputs,
                    GraphDef* graph, int* frozen_variables) {
+  return StatusFromExceptions("FreezeGraph", [&] {
+    return FreezeGraphUnguarded(checkpoint, outputs, graph, frozen_variables);
+  });
+}
+
+static Status FreezeGraphUnguarded(BundleReader* checkpoint,
+                                   const std::vector<std::string>& outputs, GraphDef* graph,
+                                   int* frozen_variables) {
   if (outputs.empty()) return InvalidArgument("freeze needs at least one --output");
   GRT_RETURN_IF_ERROR(PruneToOutputs(outputs, graph));
   // Rows of every variable with a shape, taken before nodes become constants.

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/file_util.h"
+#include "runtime/core/exception_barrier.h"
 #include "runtime/core/str_util.h"
 
 namespace graphrt {
@@ -120,7 +121,16 @@ Status ReadAssignmentMap(const std::string& path, MigrationRules* rules) {
   return Status::OK();
 }
 
+static Status ParseRulesJsonUnguarded(const std::string& text, const std::string& what,
+                                      MigrationRules* rules);
+
 Status ParseRulesJson(const std::string& text, const std::string& what, MigrationRules* rules) {
+  return StatusFromExceptions("reading migration rules",
+                              [&] { return ParseRulesJsonUnguarded(text, what, rules); });
+}
+
+static Status ParseRulesJsonUnguarded(const std::string& text, const std::string& what,
+                                      MigrationRules* rules) {
   nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
     return InvalidArgument("rules file ", what, " is not a JSON object");

@@ -1,7 +1,12 @@
 #include "runtime/core/tensor.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -139,6 +144,43 @@ TensorBuffer::~TensorBuffer() {
   BufferCache::Get()->Give(data_, capacity_);
 }
 
+namespace {
+
+constexpr int64_t kDefaultMaxTensorBytes = int64_t{8} << 30;
+constexpr char kMaxTensorBytesVariable[] = "GRAPHRT_MAX_TENSOR_BYTES";
+
+int64_t DefaultMaxTensorBytes() {
+  static const int64_t bytes = [] {
+    if (const char* env = std::getenv(kMaxTensorBytesVariable); env != nullptr && *env != '\0') {
+      long long value;
+      if (ParseInt64(env, &value) && value > 0) return static_cast<int64_t>(value);
+      std::fprintf(stderr, "graphrt: warning: ignoring %s=%s (want a positive byte count)\n",
+                   kMaxTensorBytesVariable, env);
+    }
+    int64_t limit = kDefaultMaxTensorBytes;
+    long pages = sysconf(_SC_PHYS_PAGES);
+    long page_size = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page_size > 0) {
+      limit = std::min(limit, static_cast<int64_t>(pages) / 2 * page_size);
+    }
+    return limit;
+  }();
+  return bytes;
+}
+
+std::atomic<int64_t> max_tensor_bytes_override{0};
+
+}  // namespace
+
+int64_t MaxTensorBytes() {
+  int64_t bytes = max_tensor_bytes_override.load(std::memory_order_relaxed);
+  return bytes > 0 ? bytes : DefaultMaxTensorBytes();
+}
+
+void SetMaxTensorBytes(int64_t bytes) {
+  max_tensor_bytes_override.store(bytes > 0 ? bytes : 0, std::memory_order_relaxed);
+}
+
 Tensor::Tensor(DataType dtype, const TensorShape& shape) {
   StatusOr<Tensor> t = Allocate(dtype, shape);
   if (!t.ok()) throw std::bad_alloc();
@@ -147,17 +189,39 @@ Tensor::Tensor(DataType dtype, const TensorShape& shape) {
 
 StatusOr<Tensor> Tensor::Allocate(DataType dtype, const TensorShape& shape) {
   dtype = BaseType(dtype);
-  if (ElementObjectSize(dtype) == 0) {
+  size_t elem = ElementObjectSize(dtype);
+  if (elem == 0) {
     return InvalidArgument("cannot allocate a tensor of dtype ", DataTypeString(dtype));
+  }
+  // The shape may have been built from unchecked dims, so count again without overflow.
+  int64_t n = 1;
+  int64_t bytes = 0;
+  for (int64_t d : shape.dim_sizes()) {
+    if (d < 0) {
+      return InvalidArgument("cannot allocate a tensor of shape ", shape.DebugString(),
+                             ": negative dimension");
+    }
+    if (__builtin_mul_overflow(n, d, &n)) n = -1;
+    if (n < 0) break;
+  }
+  if (n < 0 || __builtin_mul_overflow(n, static_cast<int64_t>(elem), &bytes)) {
+    return ResourceExhausted("cannot allocate a ", DataTypeString(dtype), " tensor of shape ",
+                             shape.DebugString(), ": its byte count overflows int64");
+  }
+  if (bytes > MaxTensorBytes()) {
+    return ResourceExhausted("cannot allocate a ", DataTypeString(dtype), " tensor of shape ",
+                             shape.DebugString(), ": ", bytes, " bytes is over the limit of ",
+                             MaxTensorBytes(), " bytes for one tensor (", kMaxTensorBytesVariable,
+                             ")");
   }
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = shape;
-  t.num_elements_ = shape.num_elements();
-  t.buffer_ = TensorBuffer::Allocate(dtype, t.num_elements_);
+  t.num_elements_ = n;
+  t.buffer_ = TensorBuffer::Allocate(dtype, n);
   if (t.buffer_ == nullptr) {
     return ResourceExhausted("cannot allocate a ", DataTypeString(dtype), " tensor of shape ",
-                             shape.DebugString());
+                             shape.DebugString(), ": out of memory for ", bytes, " bytes");
   }
   return t;
 }
@@ -287,13 +351,20 @@ StatusOr<Tensor> Tensor::FromProto(const ::tensorflow::TensorProto& proto) {
   int64_t n = shape.num_elements();
   const std::string& content = proto.tensor_content();
   if (!content.empty() && IsPodType(dtype)) {
-    size_t expected = static_cast<size_t>(n) * DataTypeSize(dtype);
-    if (n > 0 && static_cast<uint64_t>(n) > SIZE_MAX / DataTypeSize(dtype)) expected = 0;
-    if (content.size() != expected) {
+    int64_t expected;
+    if (__builtin_mul_overflow(n, static_cast<int64_t>(DataTypeSize(dtype)), &expected) ||
+        content.size() != static_cast<uint64_t>(expected)) {
       return InvalidArgument("TensorProto tensor_content has ", content.size(), " bytes; a ",
                              DataTypeString(dtype), " tensor of shape ", shape.DebugString(),
-                             " needs ", n * DataTypeSize(dtype));
+                             " needs ", n, " elements of ", DataTypeSize(dtype), " bytes");
     }
+  }
+  // Every string in tensor_content has a length byte at least, so a count over the content's
+  // size is a lie, and is refused before it is allocated.
+  if (!content.empty() && dtype == ::tensorflow::DT_STRING &&
+      static_cast<uint64_t>(n) > content.size()) {
+    return InvalidArgument("string tensor_content is truncated: ", content.size(),
+                           " bytes for a tensor of shape ", shape.DebugString());
   }
   GRT_ASSIGN_OR_RETURN(Tensor t, Allocate(dtype, shape));
   if (!content.empty()) {

@@ -58,9 +58,12 @@ class Tensor {
  public:
   // An empty, uninitialized tensor (dtype DT_INVALID).
   Tensor() = default;
-  // Allocates a tensor. POD elements are left uninitialized; strings are empty.
+  // Allocates a tensor. POD elements are left uninitialized; strings are empty. Throws
+  // std::bad_alloc where Allocate fails: only for sizes the code itself chose. A size that comes
+  // from a file, a feed or an input value goes through Allocate.
   Tensor(DataType dtype, const TensorShape& shape);
-  // As above, with an allocation failure reported rather than fatal.
+  // As above, with failure reported: RESOURCE_EXHAUSTED (naming the dtype, shape and bytes) when
+  // the byte count overflows, exceeds MaxTensorBytes() or cannot be allocated.
   static StatusOr<Tensor> Allocate(DataType dtype, const TensorShape& shape);
 
   // A tensor whose elements live in device memory. REQUIRES: buffer holds the elements.
@@ -157,6 +160,14 @@ class Tensor {
 
 // Bytes of one element object in a buffer (sizeof(std::string) for strings).
 size_t ElementObjectSize(DataType dtype);
+
+// The most bytes one tensor may take, so that a hostile shape in a file or a feed gives an error
+// instead of exhausting the machine. Default: half the physical memory, at most 8 GiB; the
+// environment variable GRAPHRT_MAX_TENSOR_BYTES (a byte count, read once at first use) or
+// SetMaxTensorBytes overrides it.
+int64_t MaxTensorBytes();
+// Sets the cap for the whole process; `bytes` <= 0 restores the default. Thread-safe.
+void SetMaxTensorBytes(int64_t bytes);
 
 // Formats a float so that it reads back to the same value, in the shortest form ("2.5", "1e-07").
 std::string FormatShortest(double value, bool is_float32);

@@ -12,6 +12,7 @@
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
+#include "runtime/core/exception_barrier.h"
 #include "runtime/kernels/kernel_registry.h"
 #include "tensor_description.pb.h"
 
@@ -503,7 +504,7 @@ class RunState {
     params.iteration = t->iter;
     OpKernelContext ctx(params);
     int64_t start = args_.step_stats != nullptr ? WallMicros() : 0;
-    Status s = item.kernel->Compute(&ctx);
+    Status s = StatusFromExceptions("kernel", [&] { return item.kernel->Compute(&ctx); });
     outputs->swap(ctx.outputs());
     if (!s.ok()) {
       Fail(s.Prepend(StrCat("node ", item.node->name(), " (", item.node->op(), ")")));

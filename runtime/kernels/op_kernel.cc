@@ -60,8 +60,8 @@ bool OpKernelContext::InputIsForwardable(int i) const {
 Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor** out) {
   StatusOr<Tensor> t = Tensor::Allocate(output_type(i), shape);
   if (!t.ok()) {
-    return ResourceExhausted("OOM when allocating output ", i, " of shape ", shape.DebugString(),
-                             " for node ", node_name());
+    return Status(t.status().code(), StrCat("OOM when allocating output ", i, " of node ",
+                                            node_name(), ": ", t.status().message()));
   }
   Entry& entry = outputs_[i];
   entry.tensor = std::move(t).value();

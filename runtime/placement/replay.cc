@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "runtime/core/exception_barrier.h"
 #include "runtime/devices/device_name.h"
 #include "runtime/graph/graph.h"
 
@@ -23,9 +24,22 @@ std::string NormalizeDeviceName(const std::string& name) {
   return p.ok() ? p->ToString() : name;
 }
 
+static StatusOr<ReplayResult> ReplayPlacementUnguarded(const PlacementLog& log,
+                                                       const ::tensorflow::GraphDef& graph,
+                                                       const std::vector<Device*>& devices,
+                                                       const PlacerOptions& options);
+
 StatusOr<ReplayResult> ReplayPlacement(const PlacementLog& log, const ::tensorflow::GraphDef& graph,
                                        const std::vector<Device*>& devices,
                                        const PlacerOptions& options) {
+  return StatusFromExceptions(
+      "ReplayPlacement", [&] { return ReplayPlacementUnguarded(log, graph, devices, options); });
+}
+
+static StatusOr<ReplayResult> ReplayPlacementUnguarded(const PlacementLog& log,
+                                                       const ::tensorflow::GraphDef& graph,
+                                                       const std::vector<Device*>& devices,
+                                                       const PlacerOptions& options) {
   std::map<std::string, const PlacementLogEntry*> logged;
   for (const PlacementLogEntry& e : log.entries) logged[e.node] = &e;
   ::tensorflow::GraphDef pinned = graph;

@@ -11,6 +11,7 @@
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
+#include "runtime/core/exception_barrier.h"
 #include "runtime/devices/device_factory.h"
 #include "runtime/devices/device_name.h"
 #include "runtime/devices/opencl/opencl_device.h"
@@ -50,14 +51,23 @@ class DirectSession : public Session {
 
   ~DirectSession() override { Close().IgnoreError(); }
 
+  // The public methods run through StatusFromExceptions, so that nothing a hostile graph or feed
+  // makes the standard library throw leaves the session.
   Status Create(const GraphDef& graph) override {
+    return StatusFromExceptions("Session::Create", [&] { return CreateUnguarded(graph); });
+  }
+  Status Extend(const GraphDef& graph) override {
+    return StatusFromExceptions("Session::Extend", [&] { return ExtendUnguarded(graph); });
+  }
+
+  Status CreateUnguarded(const GraphDef& graph) {
     std::lock_guard<std::mutex> lock(mu_);
     GRT_RETURN_IF_ERROR(CheckOpen());
     if (has_graph_) return AlreadyExists("A Graph has already been created for this session.");
     return InstallGraph(graph);
   }
 
-  Status Extend(const GraphDef& graph) override {
+  Status ExtendUnguarded(const GraphDef& graph) {
     std::lock_guard<std::mutex> lock(mu_);
     GRT_RETURN_IF_ERROR(CheckOpen());
     if (!has_graph_) return InstallGraph(graph);
@@ -81,6 +91,17 @@ class DirectSession : public Session {
              const std::vector<std::string>& output_tensor_names,
              const std::vector<std::string>& target_node_names, std::vector<Tensor>* outputs,
              RunMetadata* run_metadata) override {
+    return StatusFromExceptions("Session::Run", [&] {
+      return RunUnguarded(run_options, inputs, output_tensor_names, target_node_names, outputs,
+                          run_metadata);
+    });
+  }
+
+  Status RunUnguarded(const RunOptions& run_options,
+                      const std::vector<std::pair<std::string, Tensor>>& inputs,
+                      const std::vector<std::string>& output_tensor_names,
+                      const std::vector<std::string>& target_node_names,
+                      std::vector<Tensor>* outputs, RunMetadata* run_metadata) {
     OpenClSnapshot opencl_before = SnapshotOpenCl();  // for a traced run's RunMetadata
     // Feeds are sorted by name for the plan key; remember where each caller feed goes.
     std::vector<std::pair<std::string, int>> feed_order;
@@ -134,6 +155,13 @@ class DirectSession : public Session {
 
   Status MakeCallableImpl(const CallableOptions& callable_options, const std::string& device,
                           CallableHandle* handle, PlacementReport* report) {
+    return StatusFromExceptions("Session::MakeCallable", [&] {
+      return MakeCallableUnguarded(callable_options, device, handle, report);
+    });
+  }
+
+  Status MakeCallableUnguarded(const CallableOptions& callable_options, const std::string& device,
+                               CallableHandle* handle, PlacementReport* report) {
     std::vector<std::string> feeds, fetches, targets;
     for (const std::string& name : callable_options.feed()) {
       GRT_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(name));
@@ -161,6 +189,13 @@ class DirectSession : public Session {
 
   Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feed_tensors,
                      std::vector<Tensor>* fetch_tensors, RunMetadata* run_metadata) override {
+    return StatusFromExceptions("Session::RunCallable", [&] {
+      return RunCallableUnguarded(handle, feed_tensors, fetch_tensors, run_metadata);
+    });
+  }
+
+  Status RunCallableUnguarded(CallableHandle handle, const std::vector<Tensor>& feed_tensors,
+                              std::vector<Tensor>* fetch_tensors, RunMetadata* run_metadata) {
     OpenClSnapshot opencl_before = SnapshotOpenCl();
     Callable callable;
     {

@@ -2,6 +2,7 @@
 
 #include "formats/file_util.h"
 #include "formats/saved_model.h"
+#include "runtime/core/exception_barrier.h"
 #include "runtime/core/str_util.h"
 
 namespace graphrt {
@@ -93,9 +94,23 @@ StatusOr<const SignatureDef*> SavedModelBundle::GetSignature(const std::string& 
                   "; the signatures are: ", keys.empty() ? "(none)" : StrJoin(keys, ", "));
 }
 
+static Status LoadSavedModelUnguarded(const SessionOptions& session_options,
+                                      const RunOptions& run_options, const std::string& export_dir,
+                                      const std::unordered_set<std::string>& tags,
+                                      SavedModelBundle* bundle);
+
 Status LoadSavedModel(const SessionOptions& session_options, const RunOptions& run_options,
                       const std::string& export_dir, const std::unordered_set<std::string>& tags,
                       SavedModelBundle* bundle) {
+  return StatusFromExceptions("LoadSavedModel", [&] {
+    return LoadSavedModelUnguarded(session_options, run_options, export_dir, tags, bundle);
+  });
+}
+
+static Status LoadSavedModelUnguarded(const SessionOptions& session_options,
+                                      const RunOptions& run_options, const std::string& export_dir,
+                                      const std::unordered_set<std::string>& tags,
+                                      SavedModelBundle* bundle) {
   ::tensorflow::SavedModel saved_model;
   GRT_RETURN_IF_ERROR(ReadSavedModel(export_dir, &saved_model));
   GRT_ASSIGN_OR_RETURN(const MetaGraphDef* meta_graph,
@@ -120,8 +135,22 @@ Status LoadSavedModel(const SessionOptions& session_options, const RunOptions& r
   return Status::OK();
 }
 
+static Status LoadMetaGraphUnguarded(const SessionOptions& session_options,
+                                     const MetaGraphDef& meta_graph,
+                                     const std::string& checkpoint_prefix,
+                                     std::unique_ptr<Session>* session);
+
 Status LoadMetaGraph(const SessionOptions& session_options, const MetaGraphDef& meta_graph,
                      const std::string& checkpoint_prefix, std::unique_ptr<Session>* session) {
+  return StatusFromExceptions("LoadMetaGraph", [&] {
+    return LoadMetaGraphUnguarded(session_options, meta_graph, checkpoint_prefix, session);
+  });
+}
+
+static Status LoadMetaGraphUnguarded(const SessionOptions& session_options,
+                                     const MetaGraphDef& meta_graph,
+                                     const std::string& checkpoint_prefix,
+                                     std::unique_ptr<Session>* session) {
   GRT_RETURN_IF_ERROR(NewSession(session_options, session));
   GRT_RETURN_IF_ERROR((*session)->Create(meta_graph.graph_def()));
   if (checkpoint_prefix.empty()) return Status::OK();

@@ -299,9 +299,13 @@ bool IsSupportedFeatureType(DataType t) {
   return t == ::tensorflow::DT_FLOAT || t == ::tensorflow::DT_INT64 || t == ::tensorflow::DT_STRING;
 }
 
+// Saturates at INT64_MAX, which no feature matches and Tensor::Allocate refuses: the shape comes
+// from the graph's attrs.
 int64_t RowElements(const PartialTensorShape& shape, bool variable) {
   int64_t n = 1;
-  for (int d = variable ? 1 : 0; d < shape.dims(); ++d) n *= shape.dim_size(d);
+  for (int d = variable ? 1 : 0; d < shape.dims(); ++d) {
+    if (__builtin_mul_overflow(n, shape.dim_size(d), &n)) return INT64_MAX;
+  }
   return n;
 }
 
@@ -371,7 +375,8 @@ Status ValidateExampleParseSpec(const ExampleParseSpec& spec) {
 namespace {
 
 Status SplitsTensor(const std::vector<int64_t>& splits, DataType dtype, Tensor* out) {
-  *out = Tensor(dtype, TensorShape({static_cast<int64_t>(splits.size())}));
+  GRT_ASSIGN_OR_RETURN(*out,
+                       Tensor::Allocate(dtype, TensorShape({static_cast<int64_t>(splits.size())})));
   for (size_t k = 0; k < splits.size(); ++k) {
     if (dtype == ::tensorflow::DT_INT32) {
       out->data<int32_t>()[k] = static_cast<int32_t>(splits[k]);
@@ -505,7 +510,8 @@ Status ParseSequenceExamples(const Tensor& serialized, const Tensor& names,
     std::vector<int64_t> dims = {batch, longest};
     for (int d = 0; d < f.shape.dims(); ++d) dims.push_back(f.shape.dim_size(d));
     GRT_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(f.dtype, TensorShape(dims)));
-    Tensor lengths(::tensorflow::DT_INT64, TensorShape({batch}));
+    GRT_ASSIGN_OR_RETURN(Tensor lengths,
+                         Tensor::Allocate(::tensorflow::DT_INT64, TensorShape({batch})));
     for (int64_t i = 0; i < batch; ++i) {
       const int64_t base = i * longest * row;
       for (int64_t s = 0; s < steps(i); ++s) {
@@ -536,7 +542,8 @@ Status ParseSequenceExamples(const Tensor& serialized, const Tensor& names,
         longest = std::max(longest, n);
       }
     }
-    Tensor indices(::tensorflow::DT_INT64, TensorShape({total, 3}));
+    GRT_ASSIGN_OR_RETURN(Tensor indices,
+                         Tensor::Allocate(::tensorflow::DT_INT64, TensorShape({total, 3})));
     GRT_ASSIGN_OR_RETURN(Tensor values, Tensor::Allocate(f.dtype, TensorShape({total})));
     int64_t at = 0;
     for (int64_t i = 0; i < batch; ++i) {
@@ -683,7 +690,8 @@ Status ParseFeaturesImpl(int64_t batch, bool scalar, const Tensor& names,
       longest = std::max(longest, n);
     }
     const int rank = scalar ? 1 : 2;
-    Tensor indices(::tensorflow::DT_INT64, TensorShape({total, rank}));
+    GRT_ASSIGN_OR_RETURN(Tensor indices,
+                         Tensor::Allocate(::tensorflow::DT_INT64, TensorShape({total, rank})));
     GRT_ASSIGN_OR_RETURN(Tensor values, Tensor::Allocate(s.dtype, TensorShape({total})));
     int64_t* idx = indices.data<int64_t>();
     int64_t at = 0;
@@ -721,7 +729,9 @@ Status ParseFeaturesImpl(int64_t batch, bool scalar, const Tensor& names,
       if (found[i]) CopyFeature(*found[i], &values, splits[i]);
     }
     if (scalar) splits.clear();
-    Tensor split_tensor(r.split_dtype, TensorShape({static_cast<int64_t>(splits.size())}));
+    GRT_ASSIGN_OR_RETURN(
+        Tensor split_tensor,
+        Tensor::Allocate(r.split_dtype, TensorShape({static_cast<int64_t>(splits.size())})));
     for (size_t k = 0; k < splits.size(); ++k) {
       if (r.split_dtype == ::tensorflow::DT_INT32) {
         split_tensor.data<int32_t>()[k] = static_cast<int32_t>(splits[k]);

@@ -143,7 +143,8 @@ class UniqueOp : public OpKernel {
     } else {
       GRT_RETURN_IF_ERROR(VisitNumericType(x.dtype(), unique));
     }
-    Tensor y(x.dtype(), TensorShape({static_cast<int64_t>(firsts.size())}));
+    GRT_ASSIGN_OR_RETURN(
+        Tensor y, Tensor::Allocate(x.dtype(), TensorShape({static_cast<int64_t>(firsts.size())})));
     GRT_RETURN_IF_ERROR(VisitElementKind(x.dtype(), [&](auto tag) {
       using K = typename decltype(tag)::type;
       for (size_t j = 0; j < firsts.size(); ++j) y.data<K>()[j] = x.data<K>()[firsts[j]];
@@ -410,7 +411,14 @@ class SparseFillEmptyRowsOp : public OpKernel {
       return InvalidArgument("dense_shape[0] must be in [0, ", kMaxRows, "], got ", rows);
     }
     const int64_t* idx = indices.data<int64_t>();
-    std::vector<int64_t> count(std::max<int64_t>(rows, 0), 0);
+    // Per-row counts, offsets and fill positions: sized by an input value, so allocated under
+    // the same limit as the outputs.
+    GRT_ASSIGN_OR_RETURN(Tensor scratch,
+                         Tensor::Allocate(::tensorflow::DT_INT64, TensorShape({3, rows + 1})));
+    int64_t* count = scratch.data<int64_t>();
+    int64_t* offset = count + (rows + 1);
+    int64_t* filled = offset + (rows + 1);
+    std::fill(count, count + scratch.NumElements(), 0);
     for (int64_t i = 0; i < n; ++i) {
       int64_t r = idx[i * rank];
       if (r < 0 || r >= rows) {
@@ -418,15 +426,16 @@ class SparseFillEmptyRowsOp : public OpKernel {
       }
       ++count[r];
     }
-    std::vector<int64_t> offset(rows + 1, 0);
     for (int64_t r = 0; r < rows; ++r) offset[r + 1] = offset[r] + std::max<int64_t>(count[r], 1);
     const int64_t total = offset[rows];
-    Tensor out_idx(::tensorflow::DT_INT64, TensorShape({total, rank}));
+    GRT_ASSIGN_OR_RETURN(Tensor out_idx,
+                         Tensor::Allocate(::tensorflow::DT_INT64, TensorShape({total, rank})));
     GRT_ASSIGN_OR_RETURN(Tensor out_val, Tensor::Allocate(values.dtype(), TensorShape({total})));
-    Tensor empty(::tensorflow::DT_BOOL, TensorShape({rows}));
-    Tensor reverse(::tensorflow::DT_INT64, TensorShape({n}));
+    GRT_ASSIGN_OR_RETURN(Tensor empty,
+                         Tensor::Allocate(::tensorflow::DT_BOOL, TensorShape({rows})));
+    GRT_ASSIGN_OR_RETURN(Tensor reverse,
+                         Tensor::Allocate(::tensorflow::DT_INT64, TensorShape({n})));
     int64_t* oi = out_idx.data<int64_t>();
-    std::vector<int64_t> filled(rows, 0);
     GRT_RETURN_IF_ERROR(VisitElementKind(values.dtype(), [&](auto tag) {
       using K = typename decltype(tag)::type;
       for (int64_t i = 0; i < n; ++i) {
@@ -500,7 +509,8 @@ class SparseReshapeOp : public OpKernel {
                              " dense values, but the requested shape has ", product);
     }
     const int64_t out_rank = static_cast<int64_t>(new_shape.size());
-    Tensor out(::tensorflow::DT_INT64, TensorShape({n, out_rank}));
+    GRT_ASSIGN_OR_RETURN(Tensor out,
+                         Tensor::Allocate(::tensorflow::DT_INT64, TensorShape({n, out_rank})));
     const int64_t* in = indices.data<int64_t>();
     int64_t* o = out.data<int64_t>();
     for (int64_t i = 0; i < n; ++i) {
@@ -733,9 +743,10 @@ bool FeatureHashV2(const CrossColumn& c, int64_t pos, bool strong, const uint64_
 
 // Calls emit(row, position in row, choice) for every cross, in TensorFlow's order; fills the
 // indices and shape outputs.
+// REQUIRES: CountTotal(columns, batch) is OK.
 template <typename Emit>
-void ForEachCross(OpKernelContext* ctx, const std::vector<CrossColumn>& columns, int64_t batch,
-                  Emit&& emit, int64_t* total_out) {
+Status ForEachCross(OpKernelContext* ctx, const std::vector<CrossColumn>& columns, int64_t batch,
+                    Emit&& emit, int64_t* total_out) {
   std::vector<int64_t> counts(batch, 0);
   int64_t total = 0, longest = 0;
   for (int64_t r = 0; r < batch; ++r) {
@@ -745,7 +756,8 @@ void ForEachCross(OpKernelContext* ctx, const std::vector<CrossColumn>& columns,
     total += c;
     longest = std::max(longest, c);
   }
-  Tensor indices(::tensorflow::DT_INT64, TensorShape({total, 2}));
+  GRT_ASSIGN_OR_RETURN(Tensor indices,
+                       Tensor::Allocate(::tensorflow::DT_INT64, TensorShape({total, 2})));
   int64_t at = 0;
   std::vector<size_t> choice(columns.size());
   for (int64_t r = 0; r < batch; ++r) {
@@ -764,14 +776,23 @@ void ForEachCross(OpKernelContext* ctx, const std::vector<CrossColumn>& columns,
   ctx->set_output(0, std::move(indices));
   ctx->set_output(2, Tensor::Vector<int64_t>({batch, longest}));
   *total_out = total;
+  return Status::OK();
 }
 
-int64_t CountTotal(const std::vector<CrossColumn>& columns, int64_t batch) {
+// The number of crosses: a product of the columns' sizes per row, so a few small inputs can ask
+// for more than int64 counts.
+StatusOr<int64_t> CountTotal(const std::vector<CrossColumn>& columns, int64_t batch) {
   int64_t total = 0;
   for (int64_t r = 0; r < batch; ++r) {
     int64_t c = columns.empty() ? 0 : 1;
-    for (const CrossColumn& col : columns) c *= static_cast<int64_t>(col.rows[r].size());
-    total += c;
+    for (const CrossColumn& col : columns) {
+      if (__builtin_mul_overflow(c, static_cast<int64_t>(col.rows[r].size()), &c)) c = -1;
+      if (c < 0) break;
+    }
+    if (c < 0 || __builtin_add_overflow(total, c, &total)) {
+      return ResourceExhausted("the cross of ", columns.size(),
+                               " columns has more values than int64 can count (row ", r, ")");
+    }
   }
   return total;
 }
@@ -826,10 +847,12 @@ class SparseCrossOp : public OpKernel {
         }
       }
     }
-    const int64_t total = CountTotal(columns, batch);
-    Tensor values(hashed_ ? ::tensorflow::DT_INT64 : ::tensorflow::DT_STRING, TensorShape({total}));
+    GRT_ASSIGN_OR_RETURN(const int64_t total, CountTotal(columns, batch));
+    GRT_ASSIGN_OR_RETURN(
+        Tensor values, Tensor::Allocate(hashed_ ? ::tensorflow::DT_INT64 : ::tensorflow::DT_STRING,
+                                        TensorShape({total})));
     int64_t written = 0;
-    ForEachCross(
+    GRT_RETURN_IF_ERROR(ForEachCross(
         ctx, columns, batch,
         [&](int64_t r, int64_t at, const std::vector<size_t>& choice) {
           if (hashed_) {
@@ -853,7 +876,7 @@ class SparseCrossOp : public OpKernel {
             values.data<std::string>()[at] = std::move(s);
           }
         },
-        &written);
+        &written));
     ctx->set_output(1, std::move(values));
     return Status::OK();
   }

@@ -13,6 +13,18 @@ namespace {
 
 constexpr char kContainer[] = "_tensor_arrays";
 
+// An array of `n` elements holds n Tensors (and a state byte each) before any is written, and
+// `n` comes from an input value, so the array is held to the limit on one tensor's bytes.
+Status CheckArrayLength(int64_t n) {
+  constexpr int64_t kSlotBytes = sizeof(Tensor) + 1;
+  if (n > MaxTensorBytes() / kSlotBytes) {
+    return ResourceExhausted("a TensorArray of ", n, " elements needs ", n, " x ", kSlotBytes,
+                             " bytes, over the limit of ", MaxTensorBytes(),
+                             " bytes for one tensor (GRAPHRT_MAX_TENSOR_BYTES)");
+  }
+  return Status::OK();
+}
+
 class TensorArray : public ResourceBase {
  public:
   TensorArray(DataType dtype, PartialTensorShape element_shape, int64_t size, bool dynamic_size,
@@ -38,6 +50,7 @@ class TensorArray : public ResourceBase {
         return InvalidArgument("Tried to write to index ", index,
                                " but array is not resizeable and size is: ", values_.size());
       }
+      GRT_RETURN_IF_ERROR(CheckArrayLength(index + 1));
       values_.resize(static_cast<size_t>(index) + 1);
       state_.resize(static_cast<size_t>(index) + 1, kEmpty);
     }
@@ -101,7 +114,8 @@ class TensorArray : public ResourceBase {
                                ".  It is possible you are working with a resizeable TensorArray "
                                "and stop_gradients is not allowing the gradients to be written.");
       }
-      Tensor zeros(dtype_, TensorShape(element_shape_.dim_sizes()));
+      GRT_ASSIGN_OR_RETURN(Tensor zeros,
+                           Tensor::Allocate(dtype_, TensorShape(element_shape_.dim_sizes())));
       std::memset(zeros.raw_data(), 0, zeros.TotalBytes());
       return zeros;
     }
@@ -204,6 +218,7 @@ class TensorArrayOp : public OpKernel {
                              size.shape().DebugString());
     int32_t n = size.scalar<int32_t>();
     if (n < 0) return InvalidArgument("Size should be >= 0.");
+    GRT_RETURN_IF_ERROR(CheckArrayLength(n));
     if (ctx->step() == nullptr || ctx->step()->step_resources == nullptr) {
       return FailedPrecondition("TensorArray ops need a run's step resources");
     }

@@ -79,10 +79,21 @@ StatusOr<TensorShape> ZerosShape(const TensorList& list, const Tensor& element_s
   return TensorShape(shape.dim_sizes());
 }
 
-Tensor Zeros(DataType dtype, const TensorShape& shape) {
-  Tensor t(dtype, shape);
+StatusOr<Tensor> Zeros(DataType dtype, const TensorShape& shape) {
+  GRT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, shape));
   if (IsPodType(dtype)) std::memset(t.raw_data(), 0, t.TotalBytes());
   return t;
+}
+
+// A list of `n` elements holds n Tensors before any is set, and `n` comes from an input value,
+// so the list is held to the limit on one tensor's bytes.
+Status CheckListLength(int64_t n) {
+  if (n > MaxTensorBytes() / static_cast<int64_t>(sizeof(Tensor))) {
+    return ResourceExhausted("a TensorList of ", n, " elements needs ", n, " x ", sizeof(Tensor),
+                             " bytes, over the limit of ", MaxTensorBytes(),
+                             " bytes for one tensor (GRAPHRT_MAX_TENSOR_BYTES)");
+  }
+  return Status::OK();
 }
 
 class ReserveOp : public OpKernel {
@@ -99,6 +110,7 @@ class ReserveOp : public OpKernel {
       if (n < 0)
         return InvalidArgument(
             "The num_elements to reserve must be a non negative number, but got ", n);
+      GRT_RETURN_IF_ERROR(CheckListLength(n));
       list->elements.resize(static_cast<size_t>(n));
     }
     ctx->set_output(0, WrapList(std::move(list)));
@@ -147,6 +159,7 @@ class SetItemOp : public OpKernel {
         return InvalidArgument("Trying to modify element ", index, " in a list with ",
                                list->elements.size(), " elements.");
       }
+      GRT_RETURN_IF_ERROR(CheckListLength(int64_t{index} + 1));
       list->elements.resize(static_cast<size_t>(index) + 1);
     }
     if (!list->element_shape.IsCompatibleWith(item.shape())) {
@@ -188,7 +201,7 @@ class PopBackOp : public OpKernel {
     list->elements.pop_back();
     if (!item.IsInitialized()) {
       GRT_ASSIGN_OR_RETURN(TensorShape s, ZerosShape(*list, shape));
-      item = Zeros(list->element_dtype, s);
+      GRT_ASSIGN_OR_RETURN(item, Zeros(list->element_dtype, s));
     }
     ctx->set_output(0, WrapList(std::move(list)));
     ctx->set_output(1, item);
@@ -212,7 +225,8 @@ class GetItemOp : public OpKernel {
       ctx->set_output(0, item);
     } else {
       GRT_ASSIGN_OR_RETURN(TensorShape s, ZerosShape(*list, ctx->input(2)));
-      ctx->set_output(0, Zeros(list->element_dtype, s));
+      GRT_ASSIGN_OR_RETURN(Tensor zeros, Zeros(list->element_dtype, s));
+      ctx->set_output(0, std::move(zeros));
     }
     return Status::OK();
   }
