@@ -111,8 +111,15 @@ bool IsInline(const std::string& v) {
          StartsWith(v, "true") || StartsWith(v, "false");
 }
 
+// More nesting than any tensor has ranks: refused before the recursion below can run out of
+// stack on a value like [[[[...]]]].
+constexpr int kMaxInlineRank = 254;
+
 Status CollectShape(const nlohmann::json& j, int depth, std::vector<int64_t>* dims) {
   if (!j.is_array()) return Status::OK();
+  if (depth >= kMaxInlineRank) {
+    return InvalidArgument("inline value nested more than ", kMaxInlineRank, " lists deep");
+  }
   if (static_cast<int>(dims->size()) == depth) dims->push_back(static_cast<int64_t>(j.size()));
   if (!j.empty()) GRT_RETURN_IF_ERROR(CollectShape(j[0], depth + 1, dims));
   return Status::OK();

@@ -441,6 +441,14 @@ TEST(HostileInputCommand, NpyReproducersGiveOneErrorLine) {
   }
 }
 
+TEST(HostileInputCommand, DeeplyNestedInlineValue) {
+  const std::string graph = Reliability("ph.pbtxt");
+  const std::string value = std::string(50000, '[') + std::string(50000, ']');
+  testing::CommandResult r =
+      testing::RunGraphrt(StrCat("run ", graph, " --input 'x=", value, "' --output y"));
+  ExpectOneErrorLine(r, "--input x", "nested more than 254 lists deep");
+}
+
 TEST(HostileInputCommand, MaxTensorBytesFromTheEnvironment) {
   const std::string graph = Reliability("ph.pbtxt");
   const std::string npy = ::testing::TempDir() + "/sixteen_floats.npy";
