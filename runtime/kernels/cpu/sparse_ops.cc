@@ -670,6 +670,13 @@ Status ReadCrossColumns(OpKernelContext* ctx, int64_t num_sparse, int num_dense,
       return InvalidArgument("Expected batch size ", *batch, " got ", rows, " at input ", s);
     }
     *batch = rows;
+    // A list per row, for a row count that is an input value: held to the per-tensor limit.
+    if (rows > MaxTensorBytes() / static_cast<int64_t>(sizeof(std::vector<int64_t>))) {
+      return ResourceExhausted("sparse input ", s, " has ", rows, " rows: ", rows, " x ",
+                               sizeof(std::vector<int64_t>),
+                               " bytes of row lists is over the limit of ", MaxTensorBytes(),
+                               " bytes for one tensor (GRAPHRT_MAX_TENSOR_BYTES)");
+    }
     CrossColumn c{&val, val.dtype(), false, std::vector<std::vector<int64_t>>(rows)};
     const int64_t* idx = ind.data<int64_t>();
     for (int64_t i = 0; i < ind.dim_size(0); ++i) {
