@@ -107,8 +107,10 @@ namespace {
 bool IsInline(const std::string& v) {
   if (v.empty()) return false;
   char c = v[0];
-  return c == '[' || c == '-' || c == '.' || c == '"' || (c >= '0' && c <= '9') ||
-         StartsWith(v, "true") || StartsWith(v, "false");
+  // ".5" is a number; "./x.npy" and "../x.npy" are paths.
+  if (c == '.') return v.size() > 1 && v[1] >= '0' && v[1] <= '9';
+  return c == '[' || c == '-' || c == '"' || (c >= '0' && c <= '9') || StartsWith(v, "true") ||
+         StartsWith(v, "false");
 }
 
 // More nesting than any tensor has ranks: refused before the recursion below can run out of

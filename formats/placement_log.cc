@@ -10,6 +10,8 @@ namespace graphrt {
 
 namespace {
 
+constexpr size_t kMaxPlacementLineBytes = 2048;
+
 // "2019-10-10 12:34:56.789012: I tensorflow/core/common_runtime/placer.cc:54] " or the classic
 // glog "I1010 12:34:56.789012 12345 placer.cc:54] ".
 const std::regex& GlogPrefix() {
@@ -52,6 +54,9 @@ static StatusOr<PlacementLog> ParsePlacementLogUnguarded(const std::string& text
   for (std::string line : StrSplit(text, '\n')) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    // libstdc++'s regex recurses once per character: a long line would overflow the stack.
+    // Placement lines are a node name and a device name, far shorter than this.
+    if (line.size() > kMaxPlacementLineBytes) continue;
     std::smatch m;
     if (std::regex_search(line, m, GlogPrefix())) line = m.suffix();
     if (std::regex_match(line, m, GraphLine())) {

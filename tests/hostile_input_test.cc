@@ -396,6 +396,8 @@ TEST(HostileInput, TextParsersNeverThrow) {
       "{\"features\": {\"x\": {\"int64_list\": [1e30]}}}",
       "{\"rename\": [[\"(\", \"x\"]]}",
       "node_a: /device:GPU:99999999999999999999",
+      // A placement line far longer than any real one (std::regex recursed once per character).
+      "n: (Op): /" + std::string(100000, 'x'),
   };
   inputs.insert(inputs.end(), crafted.begin(), crafted.end());
   for (const std::string& text : inputs) {
@@ -432,13 +434,23 @@ TEST(HostileInputCommand, NpyReproducersGiveOneErrorLine) {
     std::string says;
   };
   for (const Case& c :
-       {Case{"emptyshape.npy", "bad shape"}, Case{"overflow.npy", "more bytes than int64"},
-        Case{"huge.npy", "too many elements"}}) {
+       {Case{"emptyshape.npy", "bad shape"}, Case{"overflow.npy", "too many elements"},
+        Case{"huge.npy", "more bytes than int64"}}) {
     std::string npy = Reliability(c.file);
     testing::CommandResult r =
         testing::RunGraphrt(StrCat("run ", graph, " --input x=", npy, " --output y"));
     ExpectOneErrorLine(r, npy, c.says);
   }
+}
+
+// The issue's own command line: paths relative to the working folder, "../shared/...".
+TEST(HostileInputCommand, RelativeNpyPathIsReadAsAFile) {
+  Reliability("emptyshape.npy");
+  testing::CommandResult r = testing::RunGraphrt(
+      "run ../shared/reliability/ph.pbtxt --input x=../shared/reliability/emptyshape.npy "
+      "--output y",
+      "", testing::SourceDir());
+  ExpectOneErrorLine(r, "../shared/reliability/emptyshape.npy", "bad shape in .npy header");
 }
 
 TEST(HostileInputCommand, DeeplyNestedInlineValue) {
