@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <new>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@
 #include "formats/tensor_bundle/table.h"
 #include "migrate/migration_rules.h"
 #include "runtime/core/tensor.h"
+#include "runtime/devices/device.h"
+#include "runtime/kernels/kernel_registry.h"
+#include "runtime/kernels/op_kernel.h"
+#include "runtime/ops/op_registry.h"
 #include "runtime/session/saved_model.h"
 #include "runtime/session/session.h"
 #include "tensor_bundle.pb.h"
@@ -288,6 +293,58 @@ TEST(HostileInput, ParseExampleWithHugeDenseShape) {
       " attr { key: 'Tdense' value { list { type: DT_FLOAT } } }"
       " attr { key: 'dense_shapes' value { list { shape { dim { size: 1099511627776 } } } } } }\n";
   ExpectNamed(RunGraph(graph, "parse"), Code::kResourceExhausted, "parse", "4398046511104 bytes");
+}
+
+// A kernel that throws, as a kernel hit by a library bug would: kind 0 throws std::runtime_error,
+// 1 std::bad_alloc, 2 an int; from Compute, or from the constructor when `in_constructor`.
+class ThrowingKernel : public OpKernel {
+ public:
+  ThrowingKernel(OpKernelConstruction* ctx, bool in_constructor) : OpKernel(ctx) {
+    if (in_constructor) Throw(0);
+  }
+  Status Compute(OpKernelContext* ctx) override {
+    Throw(static_cast<int>(ctx->input(0).scalar<int32_t>()));
+    return Status::OK();
+  }
+
+ private:
+  static void Throw(int kind) {
+    if (kind == 0) throw std::runtime_error("boom");
+    if (kind == 1) throw std::bad_alloc();
+    throw 7;
+  }
+};
+
+void RegisterThrowingOps() {
+  static const bool registered = [] {
+    for (const char* op : {"GraphrtTestThrowInCompute", "GraphrtTestThrowInConstructor"}) {
+      OpRegistry::Global()->Register(OpDefBuilder(op).Input("kind: int32").Output("y: float"));
+      const bool in_constructor = std::string(op) == "GraphrtTestThrowInConstructor";
+      KernelRegistry::Global()->Register(
+          KernelDefBuilder(op).Device(kDeviceCpu), [in_constructor](OpKernelConstruction* ctx) {
+            return std::make_unique<ThrowingKernel>(ctx, in_constructor);
+          });
+    }
+    return true;
+  }();
+  (void)registered;
+}
+
+TEST(HostileInput, ExceptionsInKernelsBecomeStatuses) {
+  RegisterThrowingOps();
+  auto graph = [](const std::string& op, int kind) {
+    return StrCat("node { name: 'kind' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } }",
+                  " attr { key: 'value' value { tensor { dtype: DT_INT32 int_val: ", kind,
+                  " } } } }\n node { name: 'thrower' op: '", op, "' input: 'kind' }\n");
+  };
+  ExpectNamed(RunGraph(graph("GraphrtTestThrowInCompute", 0), "thrower"), Code::kInternal,
+              "thrower", "boom");
+  ExpectNamed(RunGraph(graph("GraphrtTestThrowInCompute", 1), "thrower"), Code::kResourceExhausted,
+              "thrower", "out of memory");
+  ExpectNamed(RunGraph(graph("GraphrtTestThrowInCompute", 2), "thrower"), Code::kInternal,
+              "thrower", "unknown type");
+  ExpectNamed(RunGraph(graph("GraphrtTestThrowInConstructor", 0), "thrower"), Code::kInternal,
+              "Session::Run", "boom");
 }
 
 TEST(HostileInput, GraphDefJunkNeverThrows) {

@@ -176,8 +176,8 @@ class InitializeTableFromTextFileOp : public OpKernel {
                              " lines, got ", lines.size());
     }
     int64_t n = static_cast<int64_t>(lines.size());
-    Tensor keys(table->key_dtype(), TensorShape({n}));
-    Tensor values(table->value_dtype(), TensorShape({n}));
+    GRT_ASSIGN_OR_RETURN(Tensor keys, Tensor::Allocate(table->key_dtype(), TensorShape({n})));
+    GRT_ASSIGN_OR_RETURN(Tensor values, Tensor::Allocate(table->value_dtype(), TensorShape({n})));
     for (int64_t i = 0; i < n; ++i) {
       std::vector<std::string> cols = delimiter_.empty() ? std::vector<std::string>{lines[i]}
                                                          : StrSplit(lines[i], delimiter_[0]);

@@ -175,7 +175,7 @@ class StringJoinOp : public OpKernel {
       shape = t.shape();
       have_shape = true;
     }
-    Tensor out(::tensorflow::DT_STRING, shape);
+    GRT_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(::tensorflow::DT_STRING, shape));
     for (int64_t j = 0; j < out.NumElements(); ++j) {
       std::string s;
       for (int i = 0; i < ctx->num_inputs(); ++i) {

@@ -304,8 +304,10 @@ class StringSplitOp : public OpKernel {
       total += static_cast<int64_t>(parts[i].size());
       longest = std::max(longest, static_cast<int64_t>(parts[i].size()));
     }
-    Tensor indices(::tensorflow::DT_INT64, TensorShape({total, 2}));
-    Tensor values(::tensorflow::DT_STRING, TensorShape({total}));
+    GRT_ASSIGN_OR_RETURN(Tensor indices,
+                         Tensor::Allocate(::tensorflow::DT_INT64, TensorShape({total, 2})));
+    GRT_ASSIGN_OR_RETURN(Tensor values,
+                         Tensor::Allocate(::tensorflow::DT_STRING, TensorShape({total})));
     int64_t at = 0;
     for (int64_t i = 0; i < batch; ++i) {
       for (size_t j = 0; j < parts[i].size(); ++j, ++at) {
