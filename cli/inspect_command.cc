@@ -54,9 +54,9 @@ StatusOr<GraphSummary> Summarize(const GraphDef& graph) {
     if (node.op() == "Placeholder" || node.op() == "PlaceholderV2" ||
         node.op() == "PlaceholderWithDefault") {
       DataType dtype = ::tensorflow::DT_INVALID;
-      GetNodeAttrOr(node, "dtype", &dtype).IgnoreError();
+      GRT_RETURN_IF_ERROR(GetNodeAttrOr(node, "dtype", &dtype));
       PartialTensorShape shape;
-      GetNodeAttrOr(node, "shape", &shape).IgnoreError();
+      GRT_RETURN_IF_ERROR(GetNodeAttrOr(node, "shape", &shape));
       s.placeholders.push_back({node.name(), CliDtypeName(dtype), shape.DebugString()});
     }
   }

@@ -115,8 +115,8 @@ StatusOr<LoadedModel> LoadModel(const std::string& path, const SessionOptions& o
         for (const auto& node : model.graph.node()) {
           if (node.op() != "Placeholder") continue;
           ModelInput input{node.name(), node.name() + ":0", ::tensorflow::DT_INVALID, {}};
-          GetNodeAttrOr(node, "dtype", &input.dtype).IgnoreError();
-          GetNodeAttrOr(node, "shape", &input.shape).IgnoreError();
+          GRT_RETURN_IF_ERROR(GetNodeAttrOr(node, "dtype", &input.dtype));
+          GRT_RETURN_IF_ERROR(GetNodeAttrOr(node, "shape", &input.shape));
           model.inputs.push_back(input);
         }
       }
@@ -168,8 +168,8 @@ StatusOr<LoadedModel> LoadModel(const std::string& path, const SessionOptions& o
     input.key = node.name();
     input.tensor = node.name() + ":0";
     input.dtype = ::tensorflow::DT_INVALID;
-    GetNodeAttrOr(node, "dtype", &input.dtype).IgnoreError();
-    GetNodeAttrOr(node, "shape", &input.shape).IgnoreError();
+    GRT_RETURN_IF_ERROR(GetNodeAttrOr(node, "dtype", &input.dtype));
+    GRT_RETURN_IF_ERROR(GetNodeAttrOr(node, "shape", &input.shape));
     model.inputs.push_back(input);
   }
   return model;

@@ -227,6 +227,8 @@ TEST(BundleReaderTest, RejectsBadEntriesWithoutAllocating) {
   h.Put("resource", e);
   e.set_dtype(static_cast<DataType>(999));
   h.Put("dtype999", e);
+  e.set_dtype(static_cast<DataType>(2000000000));  // once unbounded recursion in its name
+  h.Put("dtype2e9", e);
   e = h.Data(::tensorflow::DT_FLOAT, {1}, four);
   e.mutable_shape()->mutable_dim(0)->set_size(-3);
   h.Put("negative_dim", e);
@@ -260,6 +262,8 @@ TEST(BundleReaderTest, RejectsBadEntriesWithoutAllocating) {
   EXPECT_STATUS(reader->Read("unparsable").status(), Code::kDataLoss, index, "'unparsable'");
   EXPECT_STATUS(reader->Read("resource").status(), Code::kDataLoss, index, "resource");
   EXPECT_STATUS(reader->Read("dtype999").status(), Code::kDataLoss, index, "dtype999");
+  EXPECT_STATUS(reader->Read("dtype2e9").status(), Code::kDataLoss, index,
+                "unknown dtype enum (2000000000)");
   EXPECT_STATUS(reader->Read("negative_dim").status(), Code::kDataLoss, index, "bad shape");
   EXPECT_STATUS(reader->Read("shard7").status(), Code::kDataLoss, index, "shard 7 of 2");
   EXPECT_STATUS(reader->Read("negative_offset").status(), Code::kDataLoss, index, "offset -1");

@@ -31,6 +31,14 @@ StatusOr<const AttrValue*> Lookup(const NodeDef& node, const std::string& name,
   return attr;
 }
 
+// A type attr is an open proto3 enum: the bytes may hold any int32, which no kernel, shape
+// function or dtype name expects.
+Status CheckDataType(const NodeDef& node, const std::string& name, int value) {
+  if (::tensorflow::DataType_IsValid(value)) return Status::OK();
+  return InvalidArgument("attr '", name, "' of node '", node.name(), "' (", node.op(), ") holds ",
+                         DataTypeString(static_cast<::tensorflow::DataType>(value)));
+}
+
 }  // namespace
 
 const AttrValue* FindAttr(const NodeDef& node, const std::string& name) {
@@ -74,6 +82,7 @@ Status GetNodeAttr(const NodeDef& node, const std::string& name, std::string* va
 
 Status GetNodeAttr(const NodeDef& node, const std::string& name, ::tensorflow::DataType* value) {
   GRT_ASSIGN_OR_RETURN(const AttrValue* attr, Lookup(node, name, AttrValue::kType, "a type"));
+  GRT_RETURN_IF_ERROR(CheckDataType(node, name, attr->type()));
   *value = attr->type();
   return Status::OK();
 }
@@ -131,7 +140,10 @@ Status GetNodeAttr(const NodeDef& node, const std::string& name,
                    std::vector<::tensorflow::DataType>* value) {
   GRT_ASSIGN_OR_RETURN(const AttrValue* attr, Lookup(node, name, AttrValue::kList, "a list"));
   value->clear();
-  for (int t : attr->list().type()) value->push_back(static_cast<::tensorflow::DataType>(t));
+  for (int t : attr->list().type()) {
+    GRT_RETURN_IF_ERROR(CheckDataType(node, name, t));
+    value->push_back(static_cast<::tensorflow::DataType>(t));
+  }
   return Status::OK();
 }
 

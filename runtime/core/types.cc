@@ -31,21 +31,29 @@ const TypeInfo* Find(DataType dtype) {
 }
 }  // namespace
 
-bool IsRefType(DataType dtype) { return static_cast<int>(dtype) > 100; }
+// Reference types are the base types plus 100 (DT_FLOAT_REF = 101 ...). A value past that range
+// (a hostile 2000000000 in a NodeDef) is an unknown type, not a reference to one.
+constexpr int kRefOffset = 100;
+
+bool IsRefType(DataType dtype) {
+  const int value = static_cast<int>(dtype);
+  return value > kRefOffset && value < 2 * kRefOffset;
+}
 
 DataType BaseType(DataType dtype) {
-  return IsRefType(dtype) ? static_cast<DataType>(static_cast<int>(dtype) - 100) : dtype;
+  return IsRefType(dtype) ? static_cast<DataType>(static_cast<int>(dtype) - kRefOffset) : dtype;
 }
 
 DataType MakeRefType(DataType dtype) {
-  return IsRefType(dtype) ? dtype : static_cast<DataType>(static_cast<int>(dtype) + 100);
+  const int value = static_cast<int>(dtype);
+  if (value <= 0 || value >= kRefOffset) return dtype;  // already a reference, or no base type
+  return static_cast<DataType>(static_cast<int>(dtype) + kRefOffset);
 }
 
 std::string DataTypeString(DataType dtype) {
-  if (IsRefType(dtype)) return DataTypeString(BaseType(dtype)) + "_ref";
-  const TypeInfo* info = Find(dtype);
+  const TypeInfo* info = Find(BaseType(dtype));
   if (info == nullptr) return StrCat("unknown dtype enum (", static_cast<int>(dtype), ")");
-  return info->name;
+  return IsRefType(dtype) ? StrCat(info->name, "_ref") : std::string(info->name);
 }
 
 bool DataTypeFromString(const std::string& name, DataType* dtype) {

@@ -5,6 +5,7 @@
 
 #include <google/protobuf/text_format.h>
 
+#include "runtime/core/attr_util.h"
 #include "runtime/core/str_util.h"
 #include "runtime/core/types.h"
 
@@ -295,14 +296,16 @@ Status AddArgTypes(const ::tensorflow::NodeDef& node, const OpDef::ArgDef& arg,
     return &it->second;
   };
   if (!arg.type_list_attr().empty()) {
-    GRT_ASSIGN_OR_RETURN(const AttrValue* list, attr_of(arg.type_list_attr()));
-    for (int t : list->list().type()) types->push_back(static_cast<::tensorflow::DataType>(t));
+    GRT_RETURN_IF_ERROR(attr_of(arg.type_list_attr()).status());
+    std::vector<::tensorflow::DataType> list;
+    GRT_RETURN_IF_ERROR(GetNodeAttr(node, arg.type_list_attr(), &list));  // checks each enum
+    types->insert(types->end(), list.begin(), list.end());
     return Status::OK();
   }
   ::tensorflow::DataType type = arg.type();
   if (!arg.type_attr().empty()) {
-    GRT_ASSIGN_OR_RETURN(const AttrValue* t, attr_of(arg.type_attr()));
-    type = t->type();
+    GRT_RETURN_IF_ERROR(attr_of(arg.type_attr()).status());
+    GRT_RETURN_IF_ERROR(GetNodeAttr(node, arg.type_attr(), &type));  // checks the enum
   }
   if (arg.is_ref()) type = MakeRefType(type);
   int64_t count = 1;

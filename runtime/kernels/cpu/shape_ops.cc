@@ -414,11 +414,21 @@ class RangeOp : public OpKernel {
     Tensor* out = nullptr;
     GRT_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({size}), &out));
     T* data = out->data<T>();
-    for (int64_t i = 0; i < size; ++i) {
-      // The product is rounded before the add, as in TensorFlow: volatile keeps GCC from
-      // contracting the two into one fused multiply-add (-march=native has FMA).
-      volatile T step = static_cast<T>(i) * delta;
-      data[i] = start + step;
+    if constexpr (std::is_integral_v<T>) {
+      // i * delta may overflow T although start + i * delta fits: modular unsigned arithmetic
+      // gives the same bits without signed overflow.
+      const uint64_t base = static_cast<uint64_t>(start);
+      const uint64_t step = static_cast<uint64_t>(static_cast<int64_t>(delta));
+      for (int64_t i = 0; i < size; ++i) {
+        data[i] = static_cast<T>(base + static_cast<uint64_t>(i) * step);
+      }
+    } else {
+      for (int64_t i = 0; i < size; ++i) {
+        // The product is rounded before the add, as in TensorFlow: volatile keeps GCC from
+        // contracting the two into one fused multiply-add (-march=native has FMA).
+        volatile T step = static_cast<T>(i) * delta;
+        data[i] = start + step;
+      }
     }
     return Status::OK();
   }

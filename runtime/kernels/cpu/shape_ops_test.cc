@@ -199,8 +199,15 @@ TEST(ShapeOpsTest, RangeIntegers) {
   ExpectTensor(RunRange<int32_t>(10, -3, -4), TensorShape({4}), {10, 6, 2, -2});
   ExpectTensor(RunRange<int32_t>(5, 5, 1), TensorShape({0}), {});
   ExpectTensor(RunRange<int64_t>(7, -6, -3), TensorShape({5}), {7, 4, 1, -2, -5});
-  // The span does not fit int32: counted without overflow.
-  EXPECT_EQ(RunRange<int32_t>(INT32_MIN, INT32_MAX, 1 << 30).shape(), TensorShape({4}));
+  // The span does not fit int32, nor does 3 * delta: counted and filled without overflow.
+  ExpectTensor(RunRange<int32_t>(INT32_MIN, INT32_MAX, 1 << 30), TensorShape({4}),
+               {INT32_MIN, -(1 << 30), 0, 1 << 30});
+  ExpectTensor(RunRange<int32_t>(INT32_MAX, INT32_MIN, -(1 << 30)), TensorShape({4}),
+               {2147483647.0, 1073741823.0, -1.0, -1073741825.0});
+  Tensor wide = RunRange<int64_t>(INT64_MIN, INT64_MAX, INT64_MAX);
+  ASSERT_EQ(wide.shape(), TensorShape({3}));
+  EXPECT_EQ(std::vector<int64_t>(wide.data<int64_t>(), wide.data<int64_t>() + 3),
+            std::vector<int64_t>({INT64_MIN, -1, INT64_MAX - 1}));
 }
 
 TEST(ShapeOpsTest, RangeFloatsMatchTensorFlow) {
