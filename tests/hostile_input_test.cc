@@ -274,6 +274,70 @@ TEST(HostileInput, GraphsAskingForHugeTensors) {
   ExpectNamed(RunGraph(fill_rows, "sfer"), Code::kResourceExhausted, "sfer", "bytes");
 }
 
+::tensorflow::NodeDef ConstNode(const std::string& name, const Tensor& value) {
+  ::tensorflow::NodeDef node;
+  node.set_name(name);
+  node.set_op("Const");
+  (*node.mutable_attr())["dtype"].set_type(value.dtype());
+  value.AsProtoTensorContent((*node.mutable_attr())["value"].mutable_tensor());
+  return node;
+}
+
+// SparseCross of `columns` sparse inputs, each one row of `width` int64 values: width^columns
+// crosses from columns * width inputs.
+Status RunSparseCross(int columns, int64_t width, int64_t rows) {
+  GraphDef graph;
+  Tensor indices(::tensorflow::DT_INT64, TensorShape({width, 2}));
+  Tensor values(::tensorflow::DT_INT64, TensorShape({width}));
+  for (int64_t j = 0; j < width; ++j) {
+    indices.data<int64_t>()[2 * j] = 0;
+    indices.data<int64_t>()[2 * j + 1] = j;
+    values.data<int64_t>()[j] = j;
+  }
+  ::tensorflow::NodeDef cross;
+  cross.set_name("cross");
+  cross.set_op("SparseCross");
+  for (const char* part : {"indices", "values", "shapes"}) {
+    for (int c = 0; c < columns; ++c) {
+      const std::string name = StrCat(part, c);
+      const Tensor& t = std::string(part) == "indices"  ? indices
+                        : std::string(part) == "values" ? values
+                                                        : Tensor::Vector<int64_t>({rows, width});
+      *graph.add_node() = ConstNode(name, t);
+      cross.add_input(name);
+    }
+  }
+  auto& attr = *cross.mutable_attr();
+  attr["N"].set_i(columns);
+  attr["hashed_output"].set_b(true);
+  attr["num_buckets"].set_i(0);
+  attr["hash_key"].set_i(1);
+  for (int c = 0; c < columns; ++c) {
+    attr["sparse_types"].mutable_list()->add_type(::tensorflow::DT_INT64);
+  }
+  attr["dense_types"].mutable_list();
+  attr["out_type"].set_type(::tensorflow::DT_INT64);
+  attr["internal_type"].set_type(::tensorflow::DT_INT64);
+  *graph.add_node() = cross;
+  std::unique_ptr<Session> session;
+  GRT_RETURN_IF_ERROR(NewSession(SessionOptions(), &session));
+  GRT_RETURN_IF_ERROR(session->Create(graph));
+  std::vector<Tensor> out;
+  return session->Run({}, {"cross:1"}, {}, &out);
+}
+
+TEST(HostileInput, SparseCrossExplosions) {
+  EXPECT_TRUE(RunSparseCross(2, 3, 1).ok());
+  // 1024^4 = 2^40 crosses of 8 bytes each.
+  ExpectNamed(RunSparseCross(4, 1024, 1), Code::kResourceExhausted, "cross", "8796093022208 bytes");
+  // 256^8 = 2^64 crosses: more than int64 counts.
+  ExpectNamed(RunSparseCross(8, 256, 1), Code::kResourceExhausted, "cross",
+              "more values than int64 can count");
+  // A batch of 2^31 rows asks for 2^31 row lists before any value is read.
+  ExpectNamed(RunSparseCross(1, 1, int64_t{1} << 31), Code::kResourceExhausted, "cross",
+              "2147483648 rows");
+}
+
 TEST(HostileInput, ParseExampleWithHugeDenseShape) {
   std::string graph =
       "node { name: 'ser' op: 'Const' attr { key: 'dtype' value { type: DT_STRING } }"
