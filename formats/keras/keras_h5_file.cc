@@ -68,8 +68,18 @@ struct Budget {
   int64_t stored_bytes = 0;  // uncompressed bytes on disk
 };
 
-bool HasAttribute(hid_t object, const std::string& name) {
-  return H5Aexists(object, name.c_str()) > 0;
+// H5Aexists and H5Lexists fail (< 0) when HDF5 cannot read what they look at: an error, not
+// "absent" (a model_config HDF5 could not load would otherwise read as a weights-only file).
+StatusOr<bool> HasAttribute(hid_t object, const std::string& name, const std::string& where) {
+  htri_t exists = H5Aexists(object, name.c_str());
+  if (exists < 0) return DataLoss("cannot look up attribute '", name, "' of ", where);
+  return exists > 0;
+}
+
+StatusOr<bool> HasLink(hid_t group, const std::string& name, const std::string& where) {
+  htri_t exists = H5Lexists(group, name.c_str(), H5P_DEFAULT);
+  if (exists < 0) return DataLoss("cannot look up '", name, "' in ", where);
+  return exists > 0;
 }
 
 // Reads a string attribute of any shape (scalar or 1-D), fixed or variable length.
@@ -161,14 +171,14 @@ StatusOr<std::string> ReadString(hid_t object, const std::string& name, const st
 // A string-array attribute that h5py may have split into name0, name1, ... when it was too big.
 Status ReadStringList(hid_t object, const std::string& name, const std::string& where,
                       const KerasH5ReadOptions& options, std::vector<std::string>* out) {
-  if (HasAttribute(object, name)) return ReadStrings(object, name, where, options, out);
-  if (!HasAttribute(object, name + "0")) {
-    return NotFound("no attribute '", name, "' on ", where);
-  }
-  for (int chunk = 0; HasAttribute(object, StrCat(name, chunk)); ++chunk) {
+  GRT_ASSIGN_OR_RETURN(bool whole, HasAttribute(object, name, where));
+  if (whole) return ReadStrings(object, name, where, options, out);
+  for (int chunk = 0;; ++chunk) {
+    GRT_ASSIGN_OR_RETURN(bool exists, HasAttribute(object, StrCat(name, chunk), where));
+    if (!exists && chunk == 0) return NotFound("no attribute '", name, "' on ", where);
+    if (!exists) return Status::OK();
     GRT_RETURN_IF_ERROR(ReadStrings(object, StrCat(name, chunk), where, options, out));
   }
-  return Status::OK();
 }
 
 // Checks how the dataset is stored before HDF5 reads it: what it decodes to must be in
@@ -349,38 +359,43 @@ Status ReadKerasH5Contents(const std::string& path, const KerasH5ReadOptions& op
                              std::make_pair("backend", &result.backend),
                              std::make_pair("model_config", &result.model_config),
                              std::make_pair("training_config", &result.training_config)}) {
-    if (HasAttribute(root.get(), name)) {
+    GRT_ASSIGN_OR_RETURN(bool exists, HasAttribute(root.get(), name, path));
+    if (exists) {
       GRT_ASSIGN_OR_RETURN(*field, ReadString(root.get(), name, path, options));
     }
   }
-  result.has_optimizer_weights = H5Lexists(root.get(), "optimizer_weights", H5P_DEFAULT) > 0;
+  GRT_ASSIGN_OR_RETURN(result.has_optimizer_weights,
+                       HasLink(root.get(), "optimizer_weights", path));
 
   // A full model keeps its weights in /model_weights; a weights-only file on the root.
   std::string weights_path = "/";
-  if (H5Lexists(root.get(), "model_weights", H5P_DEFAULT) > 0) {
+  GRT_ASSIGN_OR_RETURN(bool full_model, HasLink(root.get(), "model_weights", path));
+  GRT_ASSIGN_OR_RETURN(bool has_layer_names, HasAttribute(root.get(), "layer_names", path));
+  GRT_ASSIGN_OR_RETURN(bool has_layer_names0, HasAttribute(root.get(), "layer_names0", path));
+  if (full_model) {
     weights_path = "/model_weights";
-  } else if (!HasAttribute(root.get(), "layer_names") &&
-             !HasAttribute(root.get(), "layer_names0")) {
+  } else if (!has_layer_names && !has_layer_names0) {
     return InvalidArgument("not a Keras HDF5 file (no model_weights group and no layer_names): ",
                            path);
   }
   Handle weights(H5Gopen2(file.get(), weights_path.c_str(), H5P_DEFAULT), H5Gclose);
   if (!weights.valid()) return DataLoss("cannot open group ", weights_path, " in ", path);
   std::string weights_where = StrCat(path, ":", weights_path);
-  if (result.keras_version.empty() && HasAttribute(weights.get(), "keras_version")) {
-    GRT_ASSIGN_OR_RETURN(result.keras_version,
-                         ReadString(weights.get(), "keras_version", weights_where, options));
-  }
-  if (result.backend.empty() && HasAttribute(weights.get(), "backend")) {
-    GRT_ASSIGN_OR_RETURN(result.backend,
-                         ReadString(weights.get(), "backend", weights_where, options));
+  for (auto [name, field] : {std::make_pair("keras_version", &result.keras_version),
+                             std::make_pair("backend", &result.backend)}) {
+    if (!field->empty()) continue;
+    GRT_ASSIGN_OR_RETURN(bool exists, HasAttribute(weights.get(), name, weights_where));
+    if (exists) {
+      GRT_ASSIGN_OR_RETURN(*field, ReadString(weights.get(), name, weights_where, options));
+    }
   }
   std::vector<std::string> layer_names;
   GRT_RETURN_IF_ERROR(
       ReadStringList(weights.get(), "layer_names", weights_where, options, &layer_names));
   for (const std::string& layer : layer_names) {
     std::string where = StrCat(path, ":", weights_path == "/" ? "" : weights_path, "/", layer);
-    if (H5Lexists(weights.get(), layer.c_str(), H5P_DEFAULT) <= 0) {
+    GRT_ASSIGN_OR_RETURN(bool exists, HasLink(weights.get(), layer, weights_where));
+    if (!exists) {
       return NotFound("layer '", layer, "' listed in layer_names has no group: ", where);
     }
     Handle group(H5Gopen2(weights.get(), layer.c_str(), H5P_DEFAULT), H5Gclose);

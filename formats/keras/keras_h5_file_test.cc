@@ -10,12 +10,15 @@
 #include <hdf5.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "formats/keras/keras_h5_internal.h"
+#include "runtime/core/str_util.h"
 
 namespace graphrt {
 namespace keras {
@@ -342,6 +345,79 @@ TEST(KerasH5FileTest, IsolatedReadKilledAtTheTimeout) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->layers[0].weights[0].value.data<float>()[(1 << 24) - 1],
             static_cast<float>(((1 << 24) - 1) % 7));
+}
+
+TEST(KerasH5FileTest, IsolatedChildRunsUnderTheAddressSpaceLimit) {
+  // A 48 MiB model_config (HDF5's dense attribute storage) in front of weights the budget
+  // refuses: in-process the read gets past the attribute and stops at the budget; in a child
+  // with 1 MiB of address space to spare it cannot hold the attribute (48 MiB is past glibc's
+  // largest mmap threshold, so no free heap of the parent can serve it).
+  const std::string path = TempPath("big_config.h5");
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+  hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  H5Pclose(fapl);
+  FixedStrings(f, "model_config", {std::string(48 << 20, 'x')}, 48 << 20, H5T_STR_NULLPAD);
+  FixedStrings(f, "layer_names", {"dense_a"}, 7, H5T_STR_NULLPAD);
+  hid_t g = H5Gcreate2(f, "dense_a", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  FixedStrings(g, "weight_names", {"dense_a/kernel:0"}, 16, H5T_STR_NULLPAD);
+  Doubles(g, "dense_a/kernel:0", {2}, {1, 2});
+  H5Gclose(g);
+  H5Fclose(f);
+  // Writing left the attribute's bytes on HDF5's free lists, mapped in this process.
+  H5garbage_collect();
+  KerasH5ReadOptions options;
+  options.max_weight_bytes = 0;
+  options.child_address_space_slack_bytes = 1 << 20;
+  // Isolated first: HDF5 keeps freed blocks on its free lists, so after an in-process read of
+  // the attribute a child would find the memory already mapped.
+  StatusOr<KerasH5File> isolated = ReadKerasH5FileIsolated(path, options);
+  StatusOr<KerasH5File> in_process = ReadKerasH5File(path, options);
+  ASSERT_FALSE(in_process.ok());
+  ASSERT_FALSE(isolated.ok());
+  EXPECT_EQ(in_process.status().code(), Code::kResourceExhausted) << in_process.status();
+  EXPECT_TRUE(Contains(in_process.status(), "KerasH5ReadOptions::max_weight_bytes"));
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // Sanitizers reserve terabytes of shadow memory: no limit is set under them.
+  EXPECT_EQ(isolated.status(), in_process.status());
+#else
+  EXPECT_NE(isolated.status(), in_process.status());
+  EXPECT_TRUE(Contains(isolated.status(), path)) << isolated.status();
+#endif
+  // With the default room the child reads as far as the process does.
+  options.child_address_space_slack_bytes = KerasH5ReadOptions().child_address_space_slack_bytes;
+  EXPECT_EQ(ReadKerasH5FileIsolated(path, options).status(), in_process.status());
+}
+
+TEST(KerasH5FileTest, IsolatedReadsWhileOtherThreadsHoldLocks) {
+  // Threads that keep Tensor's buffer cache and the HDF5 mutex busy at every fork: a child that
+  // took either lock would hang until the timeout.
+  const std::string path = WriteWeightsOnly(false);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      while (!stop) {
+        if (t == 0) {
+          EXPECT_TRUE(ReadKerasH5File(path).ok());
+        } else {
+          StatusOr<Tensor> big = Tensor::Allocate(::tensorflow::DT_FLOAT, TensorShape({1 << 16}));
+          EXPECT_TRUE(big.ok());
+        }
+      }
+    });
+  }
+  KerasH5ReadOptions options;
+  options.timeout_seconds = 20;
+  int ok = 0;
+  for (int i = 0; i < 30; ++i) {
+    StatusOr<KerasH5File> r = ReadKerasH5FileIsolated(path, options);
+    EXPECT_TRUE(r.ok()) << r.status();
+    ok += r.ok() ? 1 : 0;
+  }
+  stop = true;
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(ok, 30);
 }
 
 // The reply of a child for the weights-only file, as bytes.

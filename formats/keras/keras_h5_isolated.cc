@@ -415,13 +415,8 @@ StatusOr<KerasH5File> ReadKerasH5FileIsolated(const std::string& path,
   const bool timed_out = reader->timed_out();
   if (timed_out) kill(pid, SIGKILL);
   int status = 0;
-  // The pipe has ended, so the child is exiting; a child that closed it some other way is
-  // given until the deadline.
-  for (;;) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid || (r < 0 && errno != EINTR)) break;
-    if (std::chrono::steady_clock::now() > deadline) kill(pid, SIGKILL);
-    usleep(1000);
+  // The pipe has ended, which only the child's exit does, or the child has just been killed.
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (timed_out) {
     return DataLoss(path, ": the HDF5 library did not finish reading it in ",
