@@ -240,6 +240,13 @@ class PipeWriter {
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGPIPE}) {
     std::signal(sig, SIG_DFL);
   }
+  // The child has nothing to say on stdout or stderr; a sanitizer's report or a library's
+  // message there would break the command's one-line error.
+  int devnull = open("/dev/null", O_WRONLY);
+  if (devnull >= 0) {
+    dup2(devnull, STDOUT_FILENO);
+    dup2(devnull, STDERR_FILENO);
+  }
   rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
   if (address_space_limit > 0) {
