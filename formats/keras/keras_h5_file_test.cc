@@ -437,7 +437,9 @@ TEST(KerasH5FileTest, IsolatedReadsWhileOtherThreadsHoldLocks) {
   }
   stop = true;
   for (std::thread& t : threads) t.join();
-  if (kMallocForkSafe) EXPECT_EQ(ok, 30);
+  if (kMallocForkSafe) {
+    EXPECT_EQ(ok, 30);
+  }
 }
 
 // The reply of a child for the weights-only file, as bytes.
