@@ -808,7 +808,7 @@ Status Builder::BuildModel(const Json& model, const std::string& scope,
     }
     out_->layers.push_back(info);
   };
-  auto make_input = [&](const Json& l, const std::string& name, Shape batch_shape,
+  auto make_input = [&](const std::string& name, Shape batch_shape,
                         const std::string& dtype_name) -> StatusOr<Value> {
     DataType dtype = kFloat;
     if (!DataTypeFromString(dtype_name, &dtype)) {
@@ -831,9 +831,8 @@ Status Builder::BuildModel(const Json& model, const std::string& scope,
       GRT_ASSIGN_OR_RETURN(const Json* config0, Member(layers[0], "config", label(layers[0])));
       const Json& c = *config0;
       if (top) {
-        GRT_ASSIGN_OR_RETURN(current,
-                             make_input(layers[0], name, GetInts(c, "batch_input_shape", 0, -1),
-                                        Get<std::string>(c, "dtype", "float32")));
+        GRT_ASSIGN_OR_RETURN(current, make_input(name, GetInts(c, "batch_input_shape", 0, -1),
+                                                 Get<std::string>(c, "dtype", "float32")));
         record(layers[0], name, {current});
       } else {
         current = (*bound)[0];
@@ -847,7 +846,7 @@ Status Builder::BuildModel(const Json& model, const std::string& scope,
         return InvalidArgument("the first layer of Sequential model in ", file_.path,
                                " gives no batch_input_shape");
       }
-      GRT_ASSIGN_OR_RETURN(current, make_input(layers[0], layer_name(layers[0]) + "_input", shape,
+      GRT_ASSIGN_OR_RETURN(current, make_input(layer_name(layers[0]) + "_input", shape,
                                                Get<std::string>(c, "dtype", "float32")));
     } else {
       current = (*bound)[0];
@@ -903,9 +902,9 @@ Status Builder::BuildModel(const Json& model, const std::string& scope,
       GRT_ASSIGN_OR_RETURN(const Json* input_config,
                            Member(*it->second, "config", input_refs[i].layer));
       const Json& c = *input_config;
-      GRT_ASSIGN_OR_RETURN(Value v, make_input(*it->second, input_refs[i].layer,
-                                               GetInts(c, "batch_input_shape", 0, -1),
-                                               Get<std::string>(c, "dtype", "float32")));
+      GRT_ASSIGN_OR_RETURN(Value v,
+                           make_input(input_refs[i].layer, GetInts(c, "batch_input_shape", 0, -1),
+                                      Get<std::string>(c, "dtype", "float32")));
       produced[{input_refs[i].layer, 0}] = {v};
     } else {
       produced[{input_refs[i].layer, 0}] = {(*bound)[i]};
