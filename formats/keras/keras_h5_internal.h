@@ -12,9 +12,40 @@
 
 #include "formats/keras/keras_h5_file.h"
 
+// Sanitizers (GCC defines __SANITIZE_*__, clang answers __has_feature) change what the forked
+// reader can do: they reserve terabytes of shadow memory, so the child gets no RLIMIT_AS; and
+// AddressSanitizer's allocator (GCC 12, clang 14) is not fork-safe, so a child forked while
+// another thread allocates may hang in malloc until the timeout, and the sanitizer reports a
+// libhdf5 bug it sees first and exits with status 1 rather than dying of the signal.
+#if defined(__SANITIZE_ADDRESS__)
+#define GRAPHRT_KERAS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GRAPHRT_KERAS_ASAN 1
+#endif
+#endif
+#if defined(GRAPHRT_KERAS_ASAN) || defined(__SANITIZE_THREAD__)
+#define GRAPHRT_KERAS_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define GRAPHRT_KERAS_SANITIZED 1
+#endif
+#endif
+
 namespace graphrt {
 namespace keras {
 namespace internal {
+
+#ifdef GRAPHRT_KERAS_ASAN
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#ifdef GRAPHRT_KERAS_SANITIZED
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
 
 // Debian's libhdf5 is not thread-safe: every call into it, and every fork of a reader, holds
 // this.

@@ -30,16 +30,6 @@
 #include "formats/keras/keras_h5_internal.h"
 #include "runtime/core/str_util.h"
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define GRAPHRT_KERAS_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define GRAPHRT_KERAS_SANITIZED 1
-#endif
-
 namespace graphrt {
 namespace keras {
 namespace internal {
@@ -220,7 +210,7 @@ class PipeWriter {
 };
 
 // What the process has mapped now, the base of the child's address-space limit; 0 if unknown.
-[[maybe_unused]] int64_t MappedBytes() {
+int64_t MappedBytes() {
   std::FILE* f = std::fopen("/proc/self/statm", "r");
   if (f == nullptr) return 0;
   long long pages = 0;
@@ -384,14 +374,12 @@ StatusOr<KerasH5File> ReadKerasH5FileIsolated(const std::string& path,
     return InvalidArgument("KerasH5ReadOptions: negative limits or no timeout reading ", path);
   }
   int64_t address_space_limit = 0;
-#ifndef GRAPHRT_KERAS_SANITIZED
   // Sanitizers reserve terabytes of shadow memory and map more as they go: no limit under them.
-  int64_t mapped = internal::MappedBytes();
+  int64_t mapped = internal::kSanitized ? 0 : internal::MappedBytes();
   if (mapped > 0 && options.child_address_space_slack_bytes > 0) {
     address_space_limit =
         mapped + options.max_weight_bytes + options.child_address_space_slack_bytes;
   }
-#endif
   const pid_t parent = getpid();
   int fds[2];
   pid_t pid;
