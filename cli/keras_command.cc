@@ -37,6 +37,8 @@ nlohmann::json ShapeJson(const std::vector<int64_t>& shape) {
 int InspectKeras(const std::string& path, const std::string& config, bool json) {
   KerasModelOptions options;
   options.config_path = config;
+  // A crafted .h5 can crash libhdf5: the command reads every .h5 in a child process.
+  options.read_hdf5_in_subprocess = true;
   keras::KerasH5File file;
   StatusOr<keras::KerasGraph> graph = BuildKerasModelGraph(path, options, &file);
   if (!graph.ok()) return ReportError(graph.status());
@@ -124,6 +126,7 @@ int ConvertCommand(int argc, char** argv) {
     return *done;
   }
   KerasModelOptions options;
+  options.read_hdf5_in_subprocess = true;
   if (vm.count("keras-config")) options.config_path = vm["keras-config"].as<std::string>();
   const std::string out = vm["out"].as<std::string>();
   Status s = ExportKerasSavedModel(vm["model"].as<std::string>(), options, out);
@@ -154,6 +157,7 @@ int LoadWeightsCommand(int argc, char** argv) {
     return *done;
   }
   LoadWeightsOptions options;
+  options.read_hdf5_in_subprocess = true;
   if (vm.count("checkpoint")) options.checkpoint = vm["checkpoint"].as<std::string>();
   if (vm.count("name-map")) {
     const std::string path = vm["name-map"].as<std::string>();

@@ -126,6 +126,7 @@ StatusOr<LoadedModel> LoadModel(const std::string& path, const SessionOptions& o
       KerasModelOptions keras_options;
       keras_options.session = options;
       keras_options.config_path = flags.keras_config;
+      keras_options.read_hdf5_in_subprocess = true;
       GRT_ASSIGN_OR_RETURN(KerasModel keras, LoadKerasModel(path, keras_options));
       LoadedModel model;
       model.path = path;

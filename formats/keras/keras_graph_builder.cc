@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
+#include <stdexcept>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -51,22 +54,98 @@ Shape TensorDims(const Tensor& t) {
 
 // ---------------------------------------------------------------------------------------------
 // Reading the config. Keras writes JSON; a missing key takes Keras's default.
+//
+// The config is untrusted. The readers below return plain values and throw on what they cannot
+// use (nlohmann::json's type_error for a wrong type, ConfigError for a number out of range or a
+// tuple of the wrong length); CallLayer and BuildKerasGraph turn both into a Status naming the
+// layer. Const operator[] on a missing key is undefined behaviour in nlohmann::json, so keys are
+// looked up with Member (a Status) or find(), never const operator[].
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The largest JSON nesting BuildKerasGraph accepts: the builder recurses into nested models and
+// wrappers, and real configs nest a few dozen levels at most.
+constexpr int kMaxConfigDepth = 256;
+
+// An integer of type T. nlohmann converts a float to an integer with a plain cast, undefined
+// when it does not fit: a non-finite or out-of-range number is an error here.
+template <typename T = int64_t>
+T JsonInt(const Json& v) {
+  constexpr T kMin = std::numeric_limits<T>::min();
+  constexpr T kMax = std::numeric_limits<T>::max();
+  if (v.is_number_unsigned()) {
+    uint64_t u = v.get<uint64_t>();
+    if (u <= static_cast<uint64_t>(kMax)) return static_cast<T>(u);
+  } else if (v.is_number_integer()) {
+    int64_t i = v.get<int64_t>();
+    if (i >= static_cast<int64_t>(kMin) && i <= static_cast<int64_t>(kMax)) {
+      return static_cast<T>(i);
+    }
+  } else if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (std::isfinite(d) && d > static_cast<double>(kMin) - 1 &&
+        d < static_cast<double>(kMax) + 1) {
+      return static_cast<T>(d);
+    }
+  } else {
+    return v.get<T>();  // throws type_error naming the JSON type
+  }
+  throw ConfigError(StrCat("the number ", v.dump(), " is out of range"));
+}
 
 template <typename T>
 T Get(const Json& config, const char* key, T fallback) {
   auto it = config.find(key);
   if (it == config.end() || it->is_null()) return fallback;
-  return it->get<T>();
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return JsonInt<T>(*it);
+  } else {
+    return it->get<T>();
+  }
 }
 
-// An int or a tuple of ints ("kernel_size": 3 or [3, 3]), as `n` ints.
+// An int or a tuple of ints ("kernel_size": 3 or [3, 3]), as `n` ints (n == 0: any number).
 std::vector<int64_t> GetInts(const Json& config, const char* key, int n, int64_t fallback) {
   auto it = config.find(key);
   if (it == config.end() || it->is_null()) return std::vector<int64_t>(n, fallback);
-  if (it->is_number()) return std::vector<int64_t>(n, it->get<int64_t>());
+  if (it->is_number()) return std::vector<int64_t>(n, JsonInt(*it));
+  if (!it->is_array()) throw ConfigError(StrCat("'", key, "' is not a number or a list"));
   std::vector<int64_t> out;
-  for (const Json& v : *it) out.push_back(v.is_null() ? -1 : v.get<int64_t>());
+  for (const Json& v : *it) out.push_back(v.is_null() ? -1 : JsonInt(v));
+  if (n > 0 && out.size() != static_cast<size_t>(n)) {
+    throw ConfigError(StrCat("'", key, "' holds ", out.size(), " numbers, not ", n));
+  }
   return out;
+}
+
+// A key of a JSON object, or an error naming the layer and the key.
+StatusOr<const Json*> Member(const Json& object, const char* key, const std::string& layer) {
+  if (!object.is_object()) {
+    return InvalidArgument("layer '", layer, "': expected a JSON object with '", key, "', got ",
+                           object.type_name());
+  }
+  auto it = object.find(key);
+  if (it == object.end()) return InvalidArgument("layer '", layer, "': no '", key, "' in its JSON");
+  return &*it;
+}
+
+// How deeply `root` nests, counted without recursion (a hostile config may nest millions deep).
+int JsonDepth(const Json& root) {
+  int depth = 0;
+  std::vector<std::pair<const Json*, int>> stack = {{&root, 1}};
+  while (!stack.empty()) {
+    auto [v, d] = stack.back();
+    stack.pop_back();
+    depth = std::max(depth, d);
+    if (d > kMaxConfigDepth) break;
+    if (v->is_structured()) {
+      for (const Json& child : *v) stack.emplace_back(&child, d + 1);
+    }
+  }
+  return depth;
 }
 
 // Keras's activation spelling: a name, or (newer files) {"class_name": ..., "config": ...}.
@@ -598,6 +677,7 @@ void Builder::FindUnsupported(const Json& layer, std::vector<std::string>* bad) 
   }
   if (cls == "Sequential" || cls == "Model" || cls == "Functional") {
     const Json& layers = config.is_array() ? config : config.value("layers", Json::array());
+    if (!layers.is_array()) return;  // BuildModel names it
     for (const Json& l : layers) FindUnsupported(l, bad);
   } else if (cls == "Bidirectional" || cls == "TimeDistributed") {
     if (config.contains("layer")) FindUnsupported(config["layer"], bad);
@@ -625,8 +705,9 @@ int FirstNodeIndex(const Json& layer) {
   std::string cls = Get<std::string>(layer, "class_name", "");
   if (cls == "Functional" || cls == "Model") return 1;
   if (cls != "Sequential") return 0;
-  const Json& config = layer["config"];
-  const Json& layers = config.is_array() ? config : config.value("layers", Json::array());
+  auto config = layer.find("config");
+  if (config == layer.end()) return 0;
+  const Json& layers = config->is_array() ? *config : config->value("layers", Json::array());
   return !layers.empty() && Get<std::string>(layers[0], "class_name", "") == "InputLayer" ? 1 : 0;
 }
 
@@ -639,12 +720,16 @@ struct InboundRef {
 };
 
 Status ParseInbound(const Json& entry, const std::string& layer, InboundRef* ref) {
-  if (!entry.is_array() || entry.size() < 3 || !entry[0].is_string()) {
+  constexpr int64_t kMaxIndex = 1 << 20;
+  if (!entry.is_array() || entry.size() < 3 || !entry[0].is_string() ||
+      !entry[1].is_number_integer() || !entry[2].is_number_integer() ||
+      entry[1].get<int64_t>() < 0 || entry[1].get<int64_t>() > kMaxIndex ||
+      entry[2].get<int64_t>() < 0 || entry[2].get<int64_t>() > kMaxIndex) {
     return InvalidArgument("layer '", layer, "': malformed inbound node entry ", entry.dump());
   }
   ref->layer = entry[0].get<std::string>();
-  ref->node = entry[1].get<int>();
-  ref->tensor = entry[2].get<int>();
+  ref->node = static_cast<int>(entry[1].get<int64_t>());
+  ref->tensor = static_cast<int>(entry[2].get<int64_t>());
   return Status::OK();
 }
 
@@ -685,13 +770,23 @@ Status Builder::BuildModel(const Json& model, const std::string& scope,
                            std::vector<Value>* outputs) {
   const bool top = bound == nullptr;
   std::string cls = Get<std::string>(model, "class_name", "");
-  const Json& config = model["config"];
+  GRT_ASSIGN_OR_RETURN(const Json* config_json,
+                       Member(model, "config", scope.empty() ? "(model)" : scope));
+  const Json& config = *config_json;
   const Json& layers = config.is_array() ? config : config.value("layers", Json::array());
+  if (!layers.is_array()) {
+    return InvalidArgument("the layers of model '", scope, "' in ", file_.path, " are not a list");
+  }
   auto layer_name = [](const Json& l) {
     std::string n = l.contains("config") && l["config"].is_object()
                         ? Get<std::string>(l["config"], "name", "")
                         : "";
     return n.empty() ? Get<std::string>(l, "name", "") : n;
+  };
+  // For errors: a layer without a name by its class.
+  auto label = [&](const Json& l) {
+    std::string n = layer_name(l);
+    return n.empty() ? Get<std::string>(l, "class_name", "?") : n;
   };
   auto cursor_for = [&](const std::string& name) {
     auto it = weights.find(name);
@@ -713,7 +808,7 @@ Status Builder::BuildModel(const Json& model, const std::string& scope,
     }
     out_->layers.push_back(info);
   };
-  auto make_input = [&](const Json& l, const std::string& name, Shape batch_shape,
+  auto make_input = [&](const std::string& name, Shape batch_shape,
                         const std::string& dtype_name) -> StatusOr<Value> {
     DataType dtype = kFloat;
     if (!DataTypeFromString(dtype_name, &dtype)) {
@@ -732,25 +827,26 @@ Status Builder::BuildModel(const Json& model, const std::string& scope,
     Value current;
     size_t first = 0;
     if (Get<std::string>(layers[0], "class_name", "") == "InputLayer") {
-      const Json& c = layers[0]["config"];
       std::string name = layer_name(layers[0]);
+      GRT_ASSIGN_OR_RETURN(const Json* config0, Member(layers[0], "config", label(layers[0])));
+      const Json& c = *config0;
       if (top) {
-        GRT_ASSIGN_OR_RETURN(current,
-                             make_input(layers[0], name, GetInts(c, "batch_input_shape", 0, -1),
-                                        Get<std::string>(c, "dtype", "float32")));
+        GRT_ASSIGN_OR_RETURN(current, make_input(name, GetInts(c, "batch_input_shape", 0, -1),
+                                                 Get<std::string>(c, "dtype", "float32")));
         record(layers[0], name, {current});
       } else {
         current = (*bound)[0];
       }
       first = 1;
     } else if (top) {
-      const Json& c = layers[0]["config"];
+      GRT_ASSIGN_OR_RETURN(const Json* config0, Member(layers[0], "config", label(layers[0])));
+      const Json& c = *config0;
       Shape shape = GetInts(c, "batch_input_shape", 0, -1);
       if (shape.empty()) {
         return InvalidArgument("the first layer of Sequential model in ", file_.path,
                                " gives no batch_input_shape");
       }
-      GRT_ASSIGN_OR_RETURN(current, make_input(layers[0], layer_name(layers[0]) + "_input", shape,
+      GRT_ASSIGN_OR_RETURN(current, make_input(layer_name(layers[0]) + "_input", shape,
                                                Get<std::string>(c, "dtype", "float32")));
     } else {
       current = (*bound)[0];
@@ -803,10 +899,12 @@ Status Builder::BuildModel(const Json& model, const std::string& scope,
                              file_.path);
     }
     if (top) {
-      const Json& c = (*it->second)["config"];
-      GRT_ASSIGN_OR_RETURN(Value v, make_input(*it->second, input_refs[i].layer,
-                                               GetInts(c, "batch_input_shape", 0, -1),
-                                               Get<std::string>(c, "dtype", "float32")));
+      GRT_ASSIGN_OR_RETURN(const Json* input_config,
+                           Member(*it->second, "config", input_refs[i].layer));
+      const Json& c = *input_config;
+      GRT_ASSIGN_OR_RETURN(Value v,
+                           make_input(input_refs[i].layer, GetInts(c, "batch_input_shape", 0, -1),
+                                      Get<std::string>(c, "dtype", "float32")));
       produced[{input_refs[i].layer, 0}] = {v};
     } else {
       produced[{input_refs[i].layer, 0}] = {(*bound)[i]};
@@ -830,6 +928,8 @@ Status Builder::BuildModel(const Json& model, const std::string& scope,
       continue;
     }
     const Json& nodes = l.value("inbound_nodes", Json::array());
+    if (!nodes.is_array())
+      return InvalidArgument("layer '", name, "': inbound_nodes is not a list");
     for (size_t k = 0; k < nodes.size(); ++k) {
       pending.push_back({&l, name, static_cast<int>(k), FirstNodeIndex(l)});
     }
@@ -876,7 +976,11 @@ Status Builder::BuildModel(const Json& model, const std::string& scope,
             ready = false;
             break;
           }
-          inputs.push_back(p->second.at(r.tensor));
+          if (r.tensor >= static_cast<int>(p->second.size())) {
+            return InvalidArgument("layer '", it->name, "' takes initial state ", r.tensor, " of '",
+                                   r.layer, "', which has ", p->second.size());
+          }
+          inputs.push_back(p->second[r.tensor]);
         }
       }
       if (!ready) {
@@ -956,8 +1060,13 @@ Status Builder::CallLayer(const Json& layer, const std::string& scope, std::vect
                           const Json* kwargs, WeightCursor* weights, std::vector<Value>* outputs) {
   LayerCall c;
   c.class_name = Get<std::string>(layer, "class_name", "");
-  c.config = &layer["config"];
-  c.name = Get<std::string>(*c.config, "name", Get<std::string>(layer, "name", c.class_name));
+  std::string fallback_name = Get<std::string>(layer, "name", c.class_name);
+  GRT_ASSIGN_OR_RETURN(c.config, Member(layer, "config", fallback_name));
+  if (!c.config->is_object()) {
+    return InvalidArgument("layer '", fallback_name, "' (", c.class_name,
+                           "): its config is not a JSON object");
+  }
+  c.name = Get<std::string>(*c.config, "name", fallback_name);
   c.scope = scope + c.name;
   c.inputs = std::move(inputs);
   c.kwargs = kwargs;
@@ -1008,7 +1117,14 @@ Status Builder::CallLayer(const Json& layer, const std::string& scope, std::vect
                          "(Embedding mask_zero=True or Masking); graphrt carries masks only into ",
                          "recurrent layers");
   }
-  Status s = (this->*(it->second))(c, outputs);
+  Status s;
+  try {
+    s = (this->*(it->second))(c, outputs);
+  } catch (const std::exception& e) {
+    // A config value of the wrong JSON type, out of range or of the wrong length (see Get).
+    return InvalidArgument("layer '", c.name, "' (", c.class_name,
+                           "): malformed config: ", e.what());
+  }
   if (s.ok() && !mask.empty() && kPassMask.count(c.class_name) != 0 && !outputs->empty()) {
     (*outputs)[0].mask = mask;
   }
@@ -1504,30 +1620,31 @@ Status Builder::GlobalPooling(LayerCall& c, std::vector<Value>* out) {
 
 // [[top, bottom], [left, right]] (or [left, right] for 1-D) from Keras's padding/cropping
 // spellings.
-std::vector<std::pair<int64_t, int64_t>> PairsFromConfig(const Json& v, int n) {
-  std::vector<std::pair<int64_t, int64_t>> out;
-  if (v.is_number()) {
-    for (int i = 0; i < n; ++i) out.emplace_back(v.get<int64_t>(), v.get<int64_t>());
-    return out;
-  }
-  if (n == 1) {
-    out.emplace_back(v[0].get<int64_t>(), v[1].get<int64_t>());
-    return out;
-  }
-  for (const Json& e : v) {
-    if (e.is_number()) {
-      out.emplace_back(e.get<int64_t>(), e.get<int64_t>());
-    } else {
-      out.emplace_back(e[0].get<int64_t>(), e[1].get<int64_t>());
+std::vector<std::pair<int64_t, int64_t>> PairsFromConfig(const Json& v, int n, const char* key) {
+  auto pair = [key](const Json& p) {
+    if (p.is_number()) return std::make_pair(JsonInt(p), JsonInt(p));
+    if (!p.is_array() || p.size() != 2) {
+      throw ConfigError(StrCat("'", key, "' holds ", p.dump(), ", not a pair of numbers"));
     }
+    return std::make_pair(JsonInt(p[0]), JsonInt(p[1]));
+  };
+  std::vector<std::pair<int64_t, int64_t>> out;
+  if (v.is_number() || n == 1) {
+    out.assign(n, pair(v));
+    return out;
   }
+  if (!v.is_array() || v.size() != static_cast<size_t>(n)) {
+    throw ConfigError(StrCat("'", key, "' holds ", v.dump(), ", not ", n, " pairs"));
+  }
+  for (const Json& e : v) out.push_back(pair(e));
   return out;
 }
 
 Status Builder::ZeroPadding(LayerCall& c, std::vector<Value>* out) {
   const Value& x = c.inputs[0];
   int n = c.class_name.find("1D") != std::string::npos ? 1 : 2;
-  auto pairs = PairsFromConfig((*c.config)["padding"], n);
+  GRT_ASSIGN_OR_RETURN(const Json* padding, Member(*c.config, "padding", c.name));
+  auto pairs = PairsFromConfig(*padding, n, "padding");
   Tensor paddings(kInt32, TensorShape({x.rank(), 2}));
   int32_t* p = paddings.data<int32_t>();
   std::fill(p, p + 2 * x.rank(), 0);
@@ -1548,7 +1665,8 @@ Status Builder::ZeroPadding(LayerCall& c, std::vector<Value>* out) {
 Status Builder::Cropping(LayerCall& c, std::vector<Value>* out) {
   const Value& x = c.inputs[0];
   int n = c.class_name.find("1D") != std::string::npos ? 1 : 2;
-  auto pairs = PairsFromConfig((*c.config)["cropping"], n);
+  GRT_ASSIGN_OR_RETURN(const Json* cropping, Member(*c.config, "cropping", c.name));
+  auto pairs = PairsFromConfig(*cropping, n, "cropping");
   std::vector<int32_t> begin(x.rank(), 0), end(x.rank(), 0), strides(x.rank(), 1);
   int64_t end_mask = 0;
   Shape shape = x.shape;
@@ -1633,7 +1751,7 @@ Status Builder::BatchNorm(LayerCall& c, std::vector<Value>* out) {
     if (axis_json.size() != 1) return Unimplemented("BatchNormalization over several axes");
     axis_json = axis_json[0];
   }
-  GRT_ASSIGN_OR_RETURN(int axis, NormAxis(axis_json.get<int64_t>(), x.rank()));
+  GRT_ASSIGN_OR_RETURN(int axis, NormAxis(JsonInt(axis_json), x.rank()));
   int64_t ch = x.shape[axis];
   bool center = Get<bool>(cfg, "center", true);
   bool scale = Get<bool>(cfg, "scale", true);
@@ -1674,11 +1792,11 @@ Status Builder::LayerNorm(LayerCall& c, std::vector<Value>* out) {
   std::vector<int32_t> axes;
   if (axis_json.is_array()) {
     for (const Json& a : axis_json) {
-      GRT_ASSIGN_OR_RETURN(int axis, NormAxis(a.get<int64_t>(), x.rank()));
+      GRT_ASSIGN_OR_RETURN(int axis, NormAxis(JsonInt(a), x.rank()));
       axes.push_back(axis);
     }
   } else {
-    GRT_ASSIGN_OR_RETURN(int axis, NormAxis(axis_json.get<int64_t>(), x.rank()));
+    GRT_ASSIGN_OR_RETURN(int axis, NormAxis(JsonInt(axis_json), x.rank()));
     axes.push_back(axis);
   }
   std::sort(axes.begin(), axes.end());
@@ -1884,7 +2002,7 @@ Status Builder::SoftmaxLayer(LayerCall& c, std::vector<Value>* out) {
     if (axis.size() != 1) return Unimplemented("Softmax over several axes");
     axis = axis[0];
   }
-  GRT_ASSIGN_OR_RETURN(int axis_index, NormAxis(axis.get<int64_t>(), x.rank()));
+  GRT_ASSIGN_OR_RETURN(int axis_index, NormAxis(JsonInt(axis), x.rank()));
   out->push_back(Value{Softmax(c.scope + "/Softmax", x.tensor, axis_index, x.rank()), x.shape});
   return Status::OK();
 }
@@ -2387,17 +2505,22 @@ Status Builder::Recurrent(LayerCall& c, std::vector<Value>* out) {
 
 Status Builder::BidirectionalLayer(LayerCall& c, std::vector<Value>* out) {
   const Json& cfg = *c.config;
-  const Json& inner = cfg["layer"];
-  std::string cls = Get<std::string>(inner, "class_name", "");
+  GRT_ASSIGN_OR_RETURN(const Json* inner, Member(cfg, "layer", c.name));
+  std::string cls = Get<std::string>(*inner, "class_name", "");
   if (cls != "LSTM" && cls != "GRU" && cls != "SimpleRNN") {
     return Unimplemented("Bidirectional around ", cls);
   }
   const Value& x = c.inputs[0];
+  GRT_ASSIGN_OR_RETURN(const Json* inner_cfg, Member(*inner, "config", c.name));
   GRT_ASSIGN_OR_RETURN(RnnCellSpec fwd,
-                       ReadCell(cls, inner["config"], x.shape.back(), c.weights, c.name));
-  const Json& back_cfg =
-      cfg.contains("backward_layer") ? cfg["backward_layer"]["config"] : inner["config"];
-  GRT_ASSIGN_OR_RETURN(RnnCellSpec bwd, ReadCell(cls, back_cfg, x.shape.back(), c.weights, c.name));
+                       ReadCell(cls, *inner_cfg, x.shape.back(), c.weights, c.name));
+  const Json* back_cfg = inner_cfg;
+  if (cfg.contains("backward_layer")) {
+    GRT_ASSIGN_OR_RETURN(const Json* backward, Member(cfg, "backward_layer", c.name));
+    GRT_ASSIGN_OR_RETURN(back_cfg, Member(*backward, "config", c.name));
+  }
+  GRT_ASSIGN_OR_RETURN(RnnCellSpec bwd,
+                       ReadCell(cls, *back_cfg, x.shape.back(), c.weights, c.name));
   if (!cfg.contains("backward_layer")) bwd.go_backwards = !fwd.go_backwards;
   // Keras's Bidirectional makes both directions output zeros at masked steps of sequences.
   fwd.zero_output_for_mask = fwd.return_sequences;
@@ -2461,8 +2584,8 @@ Status Builder::TimeDistributed(LayerCall& c, std::vector<Value>* out) {
                Shape{-1}, x.dtype};
   folded.shape.insert(folded.shape.end(), x.shape.begin() + 2, x.shape.end());
   std::vector<Value> inner;
-  GRT_RETURN_IF_ERROR(
-      CallLayer((*c.config)["layer"], c.scope + "/", {folded}, nullptr, c.weights, &inner));
+  GRT_ASSIGN_OR_RETURN(const Json* inner_layer, Member(*c.config, "layer", c.name));
+  GRT_RETURN_IF_ERROR(CallLayer(*inner_layer, c.scope + "/", {folded}, nullptr, c.weights, &inner));
   const Value& y = inner[0];
   std::vector<std::string> dims = {batch, steps};
   Shape out_shape = {x.shape[0], x.shape[1]};
@@ -2493,12 +2616,16 @@ StatusOr<KerasGraph> BuildKerasGraph(const std::string& model_config, const Kera
   if (model.is_discarded() || !model.is_object() || !model.contains("config")) {
     return InvalidArgument("model_config of ", file.path, " is not a Keras model JSON");
   }
+  if (JsonDepth(model) > kMaxConfigDepth) {
+    return InvalidArgument("model_config of ", file.path, " nests more than ", kMaxConfigDepth,
+                           " levels deep");
+  }
   KerasGraph graph;
   Builder builder(file, options, &graph);
   try {
     GRT_RETURN_IF_ERROR(builder.Build(model));
-  } catch (const Json::exception& e) {
-    // A value of the wrong JSON type somewhere in the config.
+  } catch (const std::exception& e) {
+    // A value of the wrong JSON type somewhere outside a layer's own config (see Get).
     return InvalidArgument("malformed model_config in ", file.path, ": ", e.what());
   }
   return graph;

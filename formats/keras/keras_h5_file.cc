@@ -2,18 +2,47 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
 #include <memory>
 #include <mutex>
+#include <system_error>
 
+#include "formats/keras/keras_h5_internal.h"
 #include "runtime/core/str_util.h"
 
 namespace graphrt {
 namespace keras {
+namespace internal {
+
+std::mutex& Hdf5Mutex() {
+  static std::mutex* mu = new std::mutex;  // never destroyed: may be used at exit
+  return *mu;
+}
+
+void SilenceHdf5Errors() {
+  static const bool silenced = [] {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    return true;
+  }();
+  (void)silenced;
+}
+
+}  // namespace internal
+
 namespace {
 
-// Largest weight graphrt accepts from one dataset (elements); a guard against absurd extents in
-// a damaged file, far above any real layer.
-constexpr int64_t kMaxWeightElements = int64_t{1} << 31;
+using internal::WeightBuffer;
+
+// Past these a file is damaged or hostile whatever the byte limits say: Keras writes weights
+// of rank <= 5 and a handful of filters, and h5py never splits a string attribute into more
+// than a few thousand strings.
+constexpr int kMaxWeightRank = 8;
+constexpr int kMaxFilters = 8;
+constexpr hssize_t kMaxAttributeStrings = hssize_t{1} << 22;
+// No real dimension comes near this; it keeps products of dimensions far from overflowing.
+constexpr hsize_t kMaxDimension = hsize_t{1} << 40;
 
 // Owns one HDF5 identifier and closes it with the matching H5*close.
 class Handle {
@@ -32,22 +61,30 @@ class Handle {
   herr_t (*close_)(hid_t);
 };
 
-// HDF5 prints its error stack to stderr by default; graphrt reports through Status instead.
-void SilenceHdf5Errors() {
-  static const bool silenced = [] {
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    return true;
-  }();
-  (void)silenced;
+// What the weights read so far have used of the file's budget.
+struct Budget {
+  int64_t file_size = 0;
+  int64_t weight_bytes = 0;  // float32 bytes allocated
+  int64_t stored_bytes = 0;  // uncompressed bytes on disk
+};
+
+// H5Aexists and H5Lexists fail (< 0) when HDF5 cannot read what they look at: an error, not
+// "absent" (a model_config HDF5 could not load would otherwise read as a weights-only file).
+StatusOr<bool> HasAttribute(hid_t object, const std::string& name, const std::string& where) {
+  htri_t exists = H5Aexists(object, name.c_str());
+  if (exists < 0) return DataLoss("cannot look up attribute '", name, "' of ", where);
+  return exists > 0;
 }
 
-bool HasAttribute(hid_t object, const std::string& name) {
-  return H5Aexists(object, name.c_str()) > 0;
+StatusOr<bool> HasLink(hid_t group, const std::string& name, const std::string& where) {
+  htri_t exists = H5Lexists(group, name.c_str(), H5P_DEFAULT);
+  if (exists < 0) return DataLoss("cannot look up '", name, "' in ", where);
+  return exists > 0;
 }
 
 // Reads a string attribute of any shape (scalar or 1-D), fixed or variable length.
 Status ReadStrings(hid_t object, const std::string& name, const std::string& where,
-                   std::vector<std::string>* out) {
+                   const KerasH5ReadOptions& options, std::vector<std::string>* out) {
   Handle attr(H5Aopen(object, name.c_str(), H5P_DEFAULT), H5Aclose);
   if (!attr.valid()) return DataLoss("cannot open attribute '", name, "' of ", where);
   Handle type(H5Aget_type(attr.get()), H5Tclose);
@@ -62,7 +99,14 @@ Status ReadStrings(hid_t object, const std::string& name, const std::string& whe
   if (H5Tget_class(type.get()) != H5T_STRING) {
     return InvalidArgument("attribute '", name, "' of ", where, " is not a string");
   }
+  if (count > kMaxAttributeStrings) {
+    return DataLoss("attribute '", name, "' of ", where, " claims ", count, " strings");
+  }
   H5T_cset_t cset = H5Tget_cset(type.get());
+  if (cset != H5T_CSET_ASCII && cset != H5T_CSET_UTF8) {
+    return DataLoss("attribute '", name, "' of ", where, " has an unknown character set");
+  }
+  const size_t max_bytes = static_cast<size_t>(options.max_attribute_bytes);
   if (H5Tis_variable_str(type.get()) > 0) {
     Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
     H5Tset_size(mem.get(), H5T_VARIABLE);
@@ -71,17 +115,35 @@ Status ReadStrings(hid_t object, const std::string& name, const std::string& whe
     if (H5Aread(attr.get(), mem.get(), ptrs.data()) < 0) {
       return DataLoss("cannot read attribute '", name, "' of ", where);
     }
-    for (char* p : ptrs) out->push_back(p != nullptr ? std::string(p) : std::string());
+    // The lengths are known only once HDF5 has read the strings: checked after the fact.
+    size_t total = 0;
+    for (char* p : ptrs) {
+      if (p != nullptr) total += std::strlen(p);
+      if (total > max_bytes) break;
+      out->push_back(p != nullptr ? std::string(p) : std::string());
+    }
     H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, ptrs.data());
+    if (total > max_bytes) {
+      return DataLoss("attribute '", name, "' of ", where, " holds more than ", max_bytes,
+                      " bytes of strings (KerasH5ReadOptions::max_attribute_bytes)");
+    }
     return Status::OK();
   }
   size_t size = H5Tget_size(type.get());
   if (size == 0) return DataLoss("attribute '", name, "' of ", where, " has zero-size strings");
+  if (size > max_bytes / static_cast<size_t>(count)) {
+    return DataLoss("attribute '", name, "' of ", where, " claims ", count, " strings of ", size,
+                    " bytes, more than ", max_bytes,
+                    " bytes (KerasH5ReadOptions::max_attribute_bytes)");
+  }
+  H5T_str_t pad = H5Tget_strpad(type.get());
+  if (pad != H5T_STR_NULLTERM && pad != H5T_STR_NULLPAD && pad != H5T_STR_SPACEPAD) {
+    return DataLoss("attribute '", name, "' of ", where, " has an unknown string padding");
+  }
   std::string buffer(size * static_cast<size_t>(count), '\0');
   if (H5Aread(attr.get(), type.get(), buffer.data()) < 0) {
     return DataLoss("cannot read attribute '", name, "' of ", where);
   }
-  H5T_str_t pad = H5Tget_strpad(type.get());
   for (hssize_t i = 0; i < count; ++i) {
     std::string s = buffer.substr(static_cast<size_t>(i) * size, size);
     // NULLTERM and NULLPAD strings end at the first NUL; SPACEPAD ones are padded with spaces.
@@ -95,9 +157,10 @@ Status ReadStrings(hid_t object, const std::string& name, const std::string& whe
   return Status::OK();
 }
 
-StatusOr<std::string> ReadString(hid_t object, const std::string& name, const std::string& where) {
+StatusOr<std::string> ReadString(hid_t object, const std::string& name, const std::string& where,
+                                 const KerasH5ReadOptions& options) {
   std::vector<std::string> values;
-  GRT_RETURN_IF_ERROR(ReadStrings(object, name, where, &values));
+  GRT_RETURN_IF_ERROR(ReadStrings(object, name, where, options, &values));
   if (values.size() != 1) {
     return InvalidArgument("attribute '", name, "' of ", where, " holds ", values.size(),
                            " strings, not one");
@@ -107,76 +170,180 @@ StatusOr<std::string> ReadString(hid_t object, const std::string& name, const st
 
 // A string-array attribute that h5py may have split into name0, name1, ... when it was too big.
 Status ReadStringList(hid_t object, const std::string& name, const std::string& where,
-                      std::vector<std::string>* out) {
-  if (HasAttribute(object, name)) return ReadStrings(object, name, where, out);
-  if (!HasAttribute(object, name + "0")) {
-    return NotFound("no attribute '", name, "' on ", where);
+                      const KerasH5ReadOptions& options, std::vector<std::string>* out) {
+  GRT_ASSIGN_OR_RETURN(bool whole, HasAttribute(object, name, where));
+  if (whole) return ReadStrings(object, name, where, options, out);
+  for (int chunk = 0;; ++chunk) {
+    GRT_ASSIGN_OR_RETURN(bool exists, HasAttribute(object, StrCat(name, chunk), where));
+    if (!exists && chunk == 0) return NotFound("no attribute '", name, "' on ", where);
+    if (!exists) return Status::OK();
+    GRT_RETURN_IF_ERROR(ReadStrings(object, StrCat(name, chunk), where, options, out));
   }
-  for (int chunk = 0; HasAttribute(object, StrCat(name, chunk)); ++chunk) {
-    GRT_RETURN_IF_ERROR(ReadStrings(object, StrCat(name, chunk), where, out));
+}
+
+// Checks how the dataset is stored before HDF5 reads it: what it decodes to must be in
+// proportion to what the file holds, and only the layouts and filters h5py writes are read.
+// `stored` is the dataset's uncompressed size in its on-disk type.
+Status CheckStorage(hid_t dataset, const std::string& what, int rank, int64_t stored,
+                    size_t type_size, const KerasH5ReadOptions& options, const Budget& budget) {
+  Handle plist(H5Dget_create_plist(dataset), H5Pclose);
+  if (!plist.valid()) return DataLoss("cannot read the storage properties of ", what);
+  // External raw data lives in other files, named by the file: never followed.
+  if (H5Pget_external_count(plist.get()) != 0) {
+    return Unimplemented(what, " keeps its data in external files, which Keras never writes");
+  }
+  const std::string too_big =
+      StrCat(what, " claims ", stored, " bytes, more than the file holds (truncated or corrupt)");
+  H5D_layout_t layout = H5Pget_layout(plist.get());
+  if (layout == H5D_CONTIGUOUS || layout == H5D_COMPACT) {
+    if (stored > budget.file_size) return DataLoss(too_big);
+    return Status::OK();
+  }
+  if (layout != H5D_CHUNKED) {
+    return Unimplemented(what, " has HDF5 storage layout ", static_cast<int>(layout),
+                         " (virtual or unknown), which Keras never writes");
+  }
+  hsize_t chunk[H5S_MAX_RANK];
+  int chunk_rank = H5Pget_chunk(plist.get(), H5S_MAX_RANK, chunk);
+  if (chunk_rank != rank) {
+    return DataLoss(what, " has chunks of rank ", chunk_rank, " for data of rank ", rank);
+  }
+  int64_t chunk_bytes = static_cast<int64_t>(type_size);
+  for (int i = 0; i < chunk_rank; ++i) {
+    if (chunk[i] == 0 || chunk[i] > kMaxDimension ||
+        static_cast<int64_t>(chunk[i]) > options.max_chunk_bytes / chunk_bytes) {
+      return DataLoss(what, " has chunks of more than ", options.max_chunk_bytes,
+                      " bytes (KerasH5ReadOptions::max_chunk_bytes)");
+    }
+    chunk_bytes *= static_cast<int64_t>(chunk[i]);
+  }
+  int filters = H5Pget_nfilters(plist.get());
+  if (filters < 0 || filters > kMaxFilters) {
+    return DataLoss(what, " has ", filters, " filters in its pipeline");
+  }
+  bool compressed = false;
+  for (int i = 0; i < filters; ++i) {
+    unsigned flags = 0, filter_config = 0;
+    unsigned cd_values[16];
+    size_t cd_count = sizeof(cd_values) / sizeof(cd_values[0]);
+    char filter_name[64] = {0};
+    H5Z_filter_t id = H5Pget_filter2(plist.get(), static_cast<unsigned>(i), &flags, &cd_count,
+                                     cd_values, sizeof(filter_name), filter_name, &filter_config);
+    if (id == H5Z_FILTER_DEFLATE) {
+      compressed = true;
+    } else if (id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32) {
+      filter_name[sizeof(filter_name) - 1] = '\0';
+      return Unimplemented(what, " uses HDF5 filter ", id, " (", filter_name,
+                           "); graphrt reads the deflate (gzip), shuffle and fletcher32 filters");
+    }
+  }
+  if (!compressed) {
+    if (stored > budget.file_size) return DataLoss(too_big);
+    return Status::OK();
+  }
+  // What the chunks take on disk; a crafted index may claim more than the file has.
+  int64_t on_disk =
+      std::min<int64_t>(static_cast<int64_t>(H5Dget_storage_size(dataset)), budget.file_size);
+  if (on_disk < 0) on_disk = budget.file_size;
+  if (stored / options.max_compression_ratio > on_disk) {
+    return DataLoss(what, " decompresses to ", stored, " bytes from ", on_disk,
+                    " stored bytes, more than the ", options.max_compression_ratio,
+                    ":1 KerasH5ReadOptions::max_compression_ratio allows (a decompression bomb)");
   }
   return Status::OK();
 }
 
-Status ReadWeight(hid_t group, const std::string& name, const std::string& where, Tensor* value) {
+Status ReadWeight(hid_t group, const std::string& name, const std::string& where,
+                  const KerasH5ReadOptions& options, const WeightBuffer& buffer, Budget* budget,
+                  KerasWeight* weight) {
   if (H5Lexists(group, name.c_str(), H5P_DEFAULT) <= 0) {
     // H5Lexists on "a/b" fails when "a" is missing; either way the weight is absent.
     return NotFound("weight '", name, "' listed in weight_names is missing from ", where);
   }
+  const std::string what = StrCat("weight '", name, "' in ", where);
   Handle dataset(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!dataset.valid()) return DataLoss("cannot open weight '", name, "' in ", where);
+  if (!dataset.valid()) return DataLoss("cannot open ", what);
   Handle type(H5Dget_type(dataset.get()), H5Tclose);
   Handle space(H5Dget_space(dataset.get()), H5Sclose);
-  if (!type.valid() || !space.valid()) {
-    return DataLoss("cannot read the type of weight '", name, "' in ", where);
-  }
+  if (!type.valid() || !space.valid()) return DataLoss("cannot read the type of ", what);
   H5T_class_t cls = H5Tget_class(type.get());
-  if (cls != H5T_FLOAT && cls != H5T_INTEGER) {
-    return Unimplemented("weight '", name, "' in ", where, " is neither float nor integer");
+  size_t type_size = H5Tget_size(type.get());
+  if (cls == H5T_FLOAT) {
+    if (type_size != 2 && type_size != 4 && type_size != 8) {
+      return Unimplemented(what, " holds ", type_size, "-byte floats");
+    }
+  } else if (cls == H5T_INTEGER) {
+    if (type_size != 1 && type_size != 2 && type_size != 4 && type_size != 8) {
+      return Unimplemented(what, " holds ", type_size, "-byte integers");
+    }
+  } else {
+    return Unimplemented(what, " is neither float nor integer");
+  }
+  H5S_class_t space_class = H5Sget_simple_extent_type(space.get());
+  if (space_class != H5S_SCALAR && space_class != H5S_SIMPLE) {
+    return DataLoss(what, " has no dataspace");
   }
   int rank = H5Sget_simple_extent_ndims(space.get());
-  if (rank < 0 || rank > 8) return DataLoss("weight '", name, "' in ", where, " has rank ", rank);
+  if (rank < 0 || rank > kMaxWeightRank) return DataLoss(what, " has rank ", rank);
   std::vector<hsize_t> dims(static_cast<size_t>(rank));
-  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  if (H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr) != rank) {
+    return DataLoss("cannot read the shape of ", what);
+  }
+  // Elements bounded by the weight budget, checked per dimension so the product cannot overflow.
+  const int64_t max_elements = options.max_weight_bytes / 4 + 1;
   std::vector<int64_t> shape;
   int64_t elements = 1;
   for (hsize_t d : dims) {
-    if (d > static_cast<hsize_t>(kMaxWeightElements)) {
-      return DataLoss("weight '", name, "' in ", where, " has an absurd dimension ", d);
+    if (d > kMaxDimension || (d != 0 && elements > max_elements / static_cast<int64_t>(d))) {
+      return ResourceExhausted(what, " has shape [", StrJoin(dims, ","), "], more than the ",
+                               options.max_weight_bytes,
+                               " bytes of KerasH5ReadOptions::max_weight_bytes");
     }
     shape.push_back(static_cast<int64_t>(d));
     elements *= static_cast<int64_t>(d);
-    if (elements > kMaxWeightElements) {
-      return DataLoss("weight '", name, "' in ", where, " is absurdly large");
-    }
   }
-  // Contiguous (uncompressed) data, as Keras writes it, must fit in the file: checked before
-  // allocating, so a damaged extent cannot ask for gigabytes.
-  Handle plist(H5Dget_create_plist(dataset.get()), H5Pclose);
-  Handle owner(H5Iget_file_id(dataset.get()), H5Fclose);
-  hsize_t file_size = 0;
-  if (plist.valid() && owner.valid() && H5Pget_layout(plist.get()) == H5D_CONTIGUOUS &&
-      H5Fget_filesize(owner.get(), &file_size) >= 0 &&
-      static_cast<hsize_t>(elements) * H5Tget_size(type.get()) > file_size) {
-    return DataLoss("weight '", name, "' in ", where, " claims ", elements,
-                    " values, more than the file holds (truncated or corrupt)");
+  const int64_t bytes = elements * 4;
+  const int64_t stored = elements * static_cast<int64_t>(type_size);
+  GRT_RETURN_IF_ERROR(CheckStorage(dataset.get(), what, rank, stored, type_size, options, *budget));
+  if (bytes > options.max_weight_bytes - budget->weight_bytes) {
+    return ResourceExhausted(what, " takes the weights of the file past ", options.max_weight_bytes,
+                             " bytes (KerasH5ReadOptions::max_weight_bytes)");
   }
-  GRT_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(::tensorflow::DT_FLOAT, TensorShape(shape)));
-  if (elements > 0 && H5Dread(dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                              tensor.raw_data()) < 0) {
-    return DataLoss("cannot read weight '", name, "' in ", where, " (truncated or corrupt data)");
+  budget->weight_bytes += bytes;
+  budget->stored_bytes += stored;
+  if (budget->stored_bytes / options.max_compression_ratio > budget->file_size) {
+    return DataLoss(what, " takes the weights of the file past ", options.max_compression_ratio,
+                    " times its size of ", budget->file_size,
+                    " bytes (KerasH5ReadOptions::max_compression_ratio)");
   }
-  *value = std::move(tensor);
+  GRT_ASSIGN_OR_RETURN(float* values, buffer(weight, shape, elements));
+  if (elements > 0 &&
+      H5Dread(dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0) {
+    return DataLoss("cannot read ", what, " (truncated or corrupt data)");
+  }
   return Status::OK();
 }
 
 }  // namespace
 
-StatusOr<KerasH5File> ReadKerasH5File(const std::string& path) {
-  // The HDF5 library (Debian's build) is not thread-safe: one file at a time.
-  static std::mutex* hdf5_mutex = new std::mutex;
-  std::lock_guard<std::mutex> lock(*hdf5_mutex);
+namespace internal {
+
+Status ReadKerasH5Contents(const std::string& path, const KerasH5ReadOptions& options,
+                           const WeightBuffer& buffer, KerasH5File* out) {
+  if (options.max_weight_bytes < 0 || options.max_compression_ratio < 1 ||
+      options.max_chunk_bytes < 1 || options.max_attribute_bytes < 1) {
+    return InvalidArgument("KerasH5ReadOptions: negative or zero limits reading ", path);
+  }
   SilenceHdf5Errors();
+  // The size bounds every claim the file makes; a FIFO or device would also block or never end.
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return NotFound("no such file: ", path);
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return InvalidArgument("not a regular file: ", path);
+  }
+  Budget budget;
+  budget.file_size = static_cast<int64_t>(std::filesystem::file_size(path, ec));
+  if (ec) return InvalidArgument("cannot read the size of ", path, ": ", ec.message());
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     return InvalidArgument("not an HDF5 file (no HDF5 signature): ", path);
   }
@@ -185,63 +352,81 @@ StatusOr<KerasH5File> ReadKerasH5File(const std::string& path) {
   Handle root(H5Gopen2(file.get(), "/", H5P_DEFAULT), H5Gclose);
   if (!root.valid()) return DataLoss("cannot open the root group of ", path);
 
-  KerasH5File result;
+  KerasH5File& result = *out;
+  result = KerasH5File();
   result.path = path;
-  if (HasAttribute(root.get(), "keras_version")) {
-    GRT_ASSIGN_OR_RETURN(result.keras_version, ReadString(root.get(), "keras_version", path));
+  for (auto [name, field] : {std::make_pair("keras_version", &result.keras_version),
+                             std::make_pair("backend", &result.backend),
+                             std::make_pair("model_config", &result.model_config),
+                             std::make_pair("training_config", &result.training_config)}) {
+    GRT_ASSIGN_OR_RETURN(bool exists, HasAttribute(root.get(), name, path));
+    if (exists) {
+      GRT_ASSIGN_OR_RETURN(*field, ReadString(root.get(), name, path, options));
+    }
   }
-  if (HasAttribute(root.get(), "backend")) {
-    GRT_ASSIGN_OR_RETURN(result.backend, ReadString(root.get(), "backend", path));
-  }
-  if (HasAttribute(root.get(), "model_config")) {
-    GRT_ASSIGN_OR_RETURN(result.model_config, ReadString(root.get(), "model_config", path));
-  }
-  if (HasAttribute(root.get(), "training_config")) {
-    GRT_ASSIGN_OR_RETURN(result.training_config, ReadString(root.get(), "training_config", path));
-  }
-  result.has_optimizer_weights = H5Lexists(root.get(), "optimizer_weights", H5P_DEFAULT) > 0;
+  GRT_ASSIGN_OR_RETURN(result.has_optimizer_weights,
+                       HasLink(root.get(), "optimizer_weights", path));
 
   // A full model keeps its weights in /model_weights; a weights-only file on the root.
   std::string weights_path = "/";
-  if (H5Lexists(root.get(), "model_weights", H5P_DEFAULT) > 0) {
+  GRT_ASSIGN_OR_RETURN(bool full_model, HasLink(root.get(), "model_weights", path));
+  GRT_ASSIGN_OR_RETURN(bool has_layer_names, HasAttribute(root.get(), "layer_names", path));
+  GRT_ASSIGN_OR_RETURN(bool has_layer_names0, HasAttribute(root.get(), "layer_names0", path));
+  if (full_model) {
     weights_path = "/model_weights";
-  } else if (!HasAttribute(root.get(), "layer_names") &&
-             !HasAttribute(root.get(), "layer_names0")) {
+  } else if (!has_layer_names && !has_layer_names0) {
     return InvalidArgument("not a Keras HDF5 file (no model_weights group and no layer_names): ",
                            path);
   }
   Handle weights(H5Gopen2(file.get(), weights_path.c_str(), H5P_DEFAULT), H5Gclose);
   if (!weights.valid()) return DataLoss("cannot open group ", weights_path, " in ", path);
   std::string weights_where = StrCat(path, ":", weights_path);
-  if (result.keras_version.empty() && HasAttribute(weights.get(), "keras_version")) {
-    GRT_ASSIGN_OR_RETURN(result.keras_version,
-                         ReadString(weights.get(), "keras_version", weights_where));
-  }
-  if (result.backend.empty() && HasAttribute(weights.get(), "backend")) {
-    GRT_ASSIGN_OR_RETURN(result.backend, ReadString(weights.get(), "backend", weights_where));
+  for (auto [name, field] : {std::make_pair("keras_version", &result.keras_version),
+                             std::make_pair("backend", &result.backend)}) {
+    if (!field->empty()) continue;
+    GRT_ASSIGN_OR_RETURN(bool exists, HasAttribute(weights.get(), name, weights_where));
+    if (exists) {
+      GRT_ASSIGN_OR_RETURN(*field, ReadString(weights.get(), name, weights_where, options));
+    }
   }
   std::vector<std::string> layer_names;
-  GRT_RETURN_IF_ERROR(ReadStringList(weights.get(), "layer_names", weights_where, &layer_names));
+  GRT_RETURN_IF_ERROR(
+      ReadStringList(weights.get(), "layer_names", weights_where, options, &layer_names));
   for (const std::string& layer : layer_names) {
     std::string where = StrCat(path, ":", weights_path == "/" ? "" : weights_path, "/", layer);
-    if (H5Lexists(weights.get(), layer.c_str(), H5P_DEFAULT) <= 0) {
+    GRT_ASSIGN_OR_RETURN(bool exists, HasLink(weights.get(), layer, weights_where));
+    if (!exists) {
       return NotFound("layer '", layer, "' listed in layer_names has no group: ", where);
     }
     Handle group(H5Gopen2(weights.get(), layer.c_str(), H5P_DEFAULT), H5Gclose);
     if (!group.valid()) return DataLoss("cannot open the group of layer '", layer, "': ", where);
-    KerasLayerWeights entry;
+    KerasLayerWeights& entry = result.layers.emplace_back();
     entry.layer = layer;
     std::vector<std::string> weight_names;
-    GRT_RETURN_IF_ERROR(ReadStringList(group.get(), "weight_names", where, &weight_names));
+    GRT_RETURN_IF_ERROR(ReadStringList(group.get(), "weight_names", where, options, &weight_names));
     for (const std::string& name : weight_names) {
-      KerasWeight weight;
+      KerasWeight& weight = entry.weights.emplace_back();
       weight.name = name;
-      GRT_RETURN_IF_ERROR(ReadWeight(group.get(), name, where, &weight.value));
-      entry.weights.push_back(std::move(weight));
+      GRT_RETURN_IF_ERROR(ReadWeight(group.get(), name, where, options, buffer, &budget, &weight));
     }
-    result.layers.push_back(std::move(entry));
   }
-  return result;
+  return Status::OK();
+}
+
+}  // namespace internal
+
+StatusOr<KerasH5File> ReadKerasH5File(const std::string& path, const KerasH5ReadOptions& options) {
+  std::lock_guard<std::mutex> lock(internal::Hdf5Mutex());
+  KerasH5File file;
+  GRT_RETURN_IF_ERROR(internal::ReadKerasH5Contents(
+      path, options,
+      [](KerasWeight* weight, const std::vector<int64_t>& shape, int64_t) -> StatusOr<float*> {
+        GRT_ASSIGN_OR_RETURN(weight->value,
+                             Tensor::Allocate(::tensorflow::DT_FLOAT, TensorShape(shape)));
+        return weight->value.data<float>();
+      },
+      &file));
+  return file;
 }
 
 }  // namespace keras

@@ -14,6 +14,7 @@
 #ifndef GRAPHRT_FORMATS_KERAS_KERAS_H5_FILE_H_
 #define GRAPHRT_FORMATS_KERAS_KERAS_H5_FILE_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -43,8 +44,48 @@ struct KerasH5File {
   std::vector<KerasLayerWeights> layers;  // in layer_names order
 };
 
-// Reads attributes and every weight. Errors name the file and the attribute, group or dataset.
-StatusOr<KerasH5File> ReadKerasH5File(const std::string& path);
+// Limits checked before HDF5 is asked to read anything, so that a crafted file cannot make the
+// reader allocate more than its budget. Real Keras files sit far inside every default.
+struct KerasH5ReadOptions {
+  // Total float32 bytes of all weights (the memory the weights take once read).
+  int64_t max_weight_bytes = int64_t{4} << 30;
+  // The uncompressed size of the weights against the file: each chunked, filtered dataset may
+  // decode to at most this many times its stored bytes, and all weights together to at most this
+  // many times the file's size. h5py's gzip reaches ~10:1 on real weights; deflate cannot pass
+  // ~1032:1, so a 100:1 claim is either all zeros or a decompression bomb.
+  int64_t max_compression_ratio = 100;
+  // One chunk of a chunked dataset, before and after decompression (h5py's automatic chunks are
+  // at most 1 MiB).
+  int64_t max_chunk_bytes = int64_t{64} << 20;
+  // One attribute's strings together (model_config is the largest: a few MB for big models).
+  int64_t max_attribute_bytes = int64_t{64} << 20;
+
+  // ReadKerasH5FileIsolated only: the child is killed after this long (a crafted file can make
+  // HDF5 loop forever)...
+  double timeout_seconds = 120;
+  // ... and may map this much address space above max_weight_bytes and what the process had
+  // mapped at fork (HDF5's caches and its metadata); 0 leaves the address space unlimited.
+  int64_t child_address_space_slack_bytes = int64_t{1} << 30;
+};
+
+// Reads attributes and every weight in this process. Errors name the file and the attribute,
+// group or dataset. The HDF5 library itself has memory-safety bugs a crafted file reaches (see
+// ReadKerasH5FileIsolated): use this one on files you trust.
+StatusOr<KerasH5File> ReadKerasH5File(const std::string& path,
+                                      const KerasH5ReadOptions& options = KerasH5ReadOptions());
+
+// The same read, done by HDF5 in a forked child process that sends the result back through a
+// pipe, so that a crash (SIGSEGV in Debian's libhdf5 1.10 on crafted files: H5Aread of
+// variable-length strings, H5Aexists, dataset reads), a hang (H5HG__protect) or runaway memory
+// in the library cannot take the caller down. The child runs with RLIMIT_AS (what the process
+// had mapped + max_weight_bytes + child_address_space_slack_bytes), no core dumps, and is
+// killed after timeout_seconds. A crash, a timeout, a non-zero exit or a malformed reply is
+// DATA_LOSS naming the file ("<file>: the HDF5 library crashed (signal 11) reading it"); errors
+// the reader finds itself come back as ReadKerasH5File gives them. Costs one fork per file.
+// Safe to call from a multi-threaded process: the child only reads, writes to the pipe and
+// _exits (no locks the parent's threads may hold, no exit handlers).
+StatusOr<KerasH5File> ReadKerasH5FileIsolated(
+    const std::string& path, const KerasH5ReadOptions& options = KerasH5ReadOptions());
 
 }  // namespace keras
 }  // namespace graphrt

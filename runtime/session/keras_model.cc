@@ -14,17 +14,27 @@ namespace graphrt {
 
 using ::tensorflow::NodeDef;
 
+StatusOr<keras::KerasH5File> ReadKerasFile(const std::string& path,
+                                           const KerasModelOptions& options) {
+  return options.read_hdf5_in_subprocess ? keras::ReadKerasH5FileIsolated(path, options.h5)
+                                         : keras::ReadKerasH5File(path, options.h5);
+}
+
 StatusOr<keras::KerasGraph> BuildKerasModelGraph(const std::string& path,
                                                  const KerasModelOptions& options,
                                                  keras::KerasH5File* file_out) {
-  // A .keras file from Keras 3 (or tf-keras's v3 saving) is a zip archive, not HDF5.
-  char magic[4] = {0, 0, 0, 0};
-  std::ifstream in(path, std::ios::binary);
-  if (in.read(magic, 4) && std::string(magic, 4) == std::string("PK\x03\x04", 4)) {
-    return Unimplemented("a zip-format .keras file (Keras 3 saving): ", path,
-                         "; save the model with model.save(\"model.h5\") for graphrt");
+  // A .keras file from Keras 3 (or tf-keras's v3 saving) is a zip archive, not HDF5. Only a
+  // regular file is opened here: a FIFO would block, and the reader names what else it is.
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    char magic[4] = {0, 0, 0, 0};
+    std::ifstream in(path, std::ios::binary);
+    if (in.read(magic, 4) && std::string(magic, 4) == std::string("PK\x03\x04", 4)) {
+      return Unimplemented("a zip-format .keras file (Keras 3 saving): ", path,
+                           "; save the model with model.save(\"model.h5\") for graphrt");
+    }
   }
-  GRT_ASSIGN_OR_RETURN(keras::KerasH5File file, keras::ReadKerasH5File(path));
+  GRT_ASSIGN_OR_RETURN(keras::KerasH5File file, ReadKerasFile(path, options));
   std::string config = file.model_config;
   if (!options.config_path.empty()) {
     GRT_ASSIGN_OR_RETURN(config, ReadFileToString(options.config_path));

@@ -22,6 +22,17 @@ struct KerasModelOptions {
   // overrides the model_config of a full model.
   std::string config_path;
   keras::KerasGraphOptions graph;
+  // The HDF5 library (Debian's libhdf5 1.10) has memory-safety bugs that a crafted .h5 reaches
+  // (heap overflows and SIGSEGV in H5Aread of variable-length strings, H5Aexists and dataset
+  // reads; endless loops in H5HG__protect), and graphrt cannot fix them. Every read first checks
+  // what it can (sizes, types, chunks and filters against `h5`'s limits), but only isolation
+  // stops a crash inside the library. false: the file is read in this process, so a crafted one
+  // can crash or hang it; right for files you trust. true: the file is read in a forked child
+  // (keras::ReadKerasH5FileIsolated), so a crash, hang or runaway allocation in libhdf5 becomes
+  // a DATA_LOSS Status naming the file; costs one fork per load. The graphrt command always
+  // sets it.
+  bool read_hdf5_in_subprocess = false;
+  keras::KerasH5ReadOptions h5;
 };
 
 struct KerasModel {
@@ -30,6 +41,11 @@ struct KerasModel {
   std::string keras_version;
   std::string backend;
 };
+
+// Reads the file (keras::ReadKerasH5File or, with options.read_hdf5_in_subprocess,
+// keras::ReadKerasH5FileIsolated) as the options say.
+StatusOr<keras::KerasH5File> ReadKerasFile(const std::string& path,
+                                           const KerasModelOptions& options);
 
 // Reads the file and its architecture and builds the graph; no Session.
 StatusOr<keras::KerasGraph> BuildKerasModelGraph(const std::string& path,

@@ -88,7 +88,10 @@ Status LoadKerasWeightsIntoGraph(const std::string& model, const std::string& we
     existing = options.checkpoint;
   }
   std::vector<GraphVariable> vars = VariablesOf(meta.graph_def());
-  GRT_ASSIGN_OR_RETURN(keras::KerasH5File file, keras::ReadKerasH5File(weights_h5));
+  GRT_ASSIGN_OR_RETURN(keras::KerasH5File file,
+                       options.read_hdf5_in_subprocess
+                           ? keras::ReadKerasH5FileIsolated(weights_h5, options.h5)
+                           : keras::ReadKerasH5File(weights_h5, options.h5));
 
   std::map<std::string, const Tensor*> values;  // variable -> new value
   std::vector<std::string> problems;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/keras/keras_h5_file.h"
 #include "runtime/core/status.h"
 
 namespace graphrt {
@@ -20,6 +21,9 @@ struct LoadWeightsOptions {
   std::map<std::string, std::string> name_map;
   // For a .meta graph: a checkpoint holding the values of variables the .h5 does not cover.
   std::string checkpoint;
+  // How the .h5 is read: see KerasModelOptions::read_hdf5_in_subprocess (keras_model.h).
+  bool read_hdf5_in_subprocess = false;
+  keras::KerasH5ReadOptions h5;
 };
 
 struct LoadWeightsReport {
