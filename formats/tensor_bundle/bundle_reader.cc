@@ -10,6 +10,7 @@
 #include "formats/tensor_bundle/bundle_format.h"
 #include "formats/tensor_bundle/coding.h"
 #include "formats/tensor_bundle/crc32c.h"
+#include "runtime/core/exception_barrier.h"
 #include "saved_tensor_slice.pb.h"
 
 namespace graphrt {
@@ -175,49 +176,56 @@ StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(const std::string& pr
 
 StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(const std::string& prefix,
                                                            const Options& options) {
-  const std::string index_path = bundle::IndexFilename(prefix);
-  if (!FileExists(index_path)) return MissingIndex(prefix);
-  std::unique_ptr<BundleReader> reader(new BundleReader());
-  reader->prefix_ = prefix;
-  reader->options_ = options;
-  GRT_ASSIGN_OR_RETURN(reader->index_, table::Table::Open(index_path));
+  return StatusFromExceptions(
+      "BundleReader::Open", [&]() -> StatusOr<std::unique_ptr<BundleReader>> {
+        const std::string index_path = bundle::IndexFilename(prefix);
+        if (!FileExists(index_path)) return MissingIndex(prefix);
+        std::unique_ptr<BundleReader> reader(new BundleReader());
+        reader->prefix_ = prefix;
+        reader->options_ = options;
+        GRT_ASSIGN_OR_RETURN(reader->index_, table::Table::Open(index_path));
 
-  const std::string* header = reader->index_.Find(bundle::kHeaderEntryKey);
-  if (header == nullptr) {
-    return DataLoss(index_path, ": no header entry (the empty key); not a V2 checkpoint index");
-  }
-  BundleHeaderProto& h = reader->header_;
-  const bool parsed = h.ParseFromString(*header);
-  ::tensorflow::SavedTensorSlices v1;
-  if ((!parsed || h.num_shards() == 0) && v1.ParseFromString(*header) && v1.has_meta()) {
-    return V1Unimplemented(index_path);
-  }
-  if (!parsed) return DataLoss(index_path, ": the header entry does not parse");
-  if (h.num_shards() <= 0) {
-    return DataLoss(index_path, ": the header gives ", h.num_shards(), " data shards");
-  }
-  if (h.endianness() != BundleHeaderProto::LITTLE && h.endianness() != BundleHeaderProto::BIG) {
-    return DataLoss(index_path, ": the header gives an unknown byte order (",
-                    static_cast<int>(h.endianness()), ")");
-  }
-  reader->swap_bytes_ = (h.endianness() == BundleHeaderProto::BIG) == bundle::HostIsLittleEndian();
-  const auto& version = h.version();
-  if (version.producer() < bundle::kTensorBundleMinProducer) {
-    return InvalidArgument(index_path, ": checkpoint producer version ", version.producer(),
-                           " is below the minimum supported, ", bundle::kTensorBundleMinProducer);
-  }
-  if (version.min_consumer() > bundle::kTensorBundleVersion) {
-    return InvalidArgument(index_path, ": the checkpoint needs a reader of version ",
-                           version.min_consumer(), " or newer; graphrt reads version ",
-                           bundle::kTensorBundleVersion);
-  }
-  for (int bad : version.bad_consumers()) {
-    if (bad == bundle::kTensorBundleVersion) {
-      return InvalidArgument(index_path, ": the checkpoint disallows readers of version ",
-                             bundle::kTensorBundleVersion);
-    }
-  }
-  return reader;
+        const std::string* header = reader->index_.Find(bundle::kHeaderEntryKey);
+        if (header == nullptr) {
+          return DataLoss(index_path,
+                          ": no header entry (the empty key); not a V2 checkpoint index");
+        }
+        BundleHeaderProto& h = reader->header_;
+        const bool parsed = h.ParseFromString(*header);
+        ::tensorflow::SavedTensorSlices v1;
+        if ((!parsed || h.num_shards() == 0) && v1.ParseFromString(*header) && v1.has_meta()) {
+          return V1Unimplemented(index_path);
+        }
+        if (!parsed) return DataLoss(index_path, ": the header entry does not parse");
+        if (h.num_shards() <= 0) {
+          return DataLoss(index_path, ": the header gives ", h.num_shards(), " data shards");
+        }
+        if (h.endianness() != BundleHeaderProto::LITTLE &&
+            h.endianness() != BundleHeaderProto::BIG) {
+          return DataLoss(index_path, ": the header gives an unknown byte order (",
+                          static_cast<int>(h.endianness()), ")");
+        }
+        reader->swap_bytes_ =
+            (h.endianness() == BundleHeaderProto::BIG) == bundle::HostIsLittleEndian();
+        const auto& version = h.version();
+        if (version.producer() < bundle::kTensorBundleMinProducer) {
+          return InvalidArgument(index_path, ": checkpoint producer version ", version.producer(),
+                                 " is below the minimum supported, ",
+                                 bundle::kTensorBundleMinProducer);
+        }
+        if (version.min_consumer() > bundle::kTensorBundleVersion) {
+          return InvalidArgument(index_path, ": the checkpoint needs a reader of version ",
+                                 version.min_consumer(), " or newer; graphrt reads version ",
+                                 bundle::kTensorBundleVersion);
+        }
+        for (int bad : version.bad_consumers()) {
+          if (bad == bundle::kTensorBundleVersion) {
+            return InvalidArgument(index_path, ": the checkpoint disallows readers of version ",
+                                   bundle::kTensorBundleVersion);
+          }
+        }
+        return reader;
+      });
 }
 
 std::string BundleReader::index_path() const { return bundle::IndexFilename(prefix_); }
@@ -489,58 +497,66 @@ StatusOr<std::vector<BundleReader::StoredSlice>> BundleReader::SlicesFor(
 }
 
 StatusOr<Tensor> BundleReader::Read(const std::string& key) {
-  GRT_ASSIGN_OR_RETURN(BundleEntryProto entry, Entry(key));
-  if (entry.slices_size() == 0) return ReadStored(key, entry);
-  return ReadSlice(key, TensorSlice(entry.shape().dim_size()));
+  return StatusFromExceptions("BundleReader::Read", [&]() -> StatusOr<Tensor> {
+    GRT_ASSIGN_OR_RETURN(BundleEntryProto entry, Entry(key));
+    if (entry.slices_size() == 0) return ReadStored(key, entry);
+    return ReadSlice(key, TensorSlice(entry.shape().dim_size()));
+  });
 }
 
 StatusOr<Tensor> BundleReader::ReadSlice(const std::string& key, const TensorSlice& want) {
-  GRT_ASSIGN_OR_RETURN(BundleEntryProto entry, Entry(key));
-  const TensorShape full_shape = *TensorShape::FromProto(entry.shape());
-  Status fits = want.CheckFits(full_shape);
-  if (!fits.ok()) {
-    return InvalidArgument("reading tensor '", key, "' of checkpoint ", prefix_, ": ",
-                           fits.message());
-  }
-  if (entry.slices_size() == 0) {
-    GRT_ASSIGN_OR_RETURN(Tensor full, ReadStored(key, entry));
-    if (want.CoversAll(full_shape)) return full;
-    GRT_ASSIGN_OR_RETURN(Tensor part, Tensor::Allocate(entry.dtype(), want.SliceShape(full_shape)));
-    if (part.NumElements() > 0) {
-      CopyIntersection(full, TensorSlice(full_shape.dims()), &part, want, full_shape);
+  return StatusFromExceptions("BundleReader::ReadSlice", [&]() -> StatusOr<Tensor> {
+    GRT_ASSIGN_OR_RETURN(BundleEntryProto entry, Entry(key));
+    const TensorShape full_shape = *TensorShape::FromProto(entry.shape());
+    Status fits = want.CheckFits(full_shape);
+    if (!fits.ok()) {
+      return InvalidArgument("reading tensor '", key, "' of checkpoint ", prefix_, ": ",
+                             fits.message());
     }
-    return part;
-  }
-  GRT_ASSIGN_OR_RETURN(std::vector<StoredSlice> slices,
-                       SlicesFor(key, entry, want, /*reading_all=*/want.CoversAll(full_shape)));
-  GRT_ASSIGN_OR_RETURN(Tensor result, Tensor::Allocate(entry.dtype(), want.SliceShape(full_shape)));
-  for (const StoredSlice& s : slices) {
-    GRT_ASSIGN_OR_RETURN(Tensor part, ReadStored(s.key, s.entry));
-    CopyIntersection(part, s.slice, &result, want, full_shape);
-  }
-  return result;
+    if (entry.slices_size() == 0) {
+      GRT_ASSIGN_OR_RETURN(Tensor full, ReadStored(key, entry));
+      if (want.CoversAll(full_shape)) return full;
+      GRT_ASSIGN_OR_RETURN(Tensor part,
+                           Tensor::Allocate(entry.dtype(), want.SliceShape(full_shape)));
+      if (part.NumElements() > 0) {
+        CopyIntersection(full, TensorSlice(full_shape.dims()), &part, want, full_shape);
+      }
+      return part;
+    }
+    GRT_ASSIGN_OR_RETURN(std::vector<StoredSlice> slices,
+                         SlicesFor(key, entry, want, /*reading_all=*/want.CoversAll(full_shape)));
+    GRT_ASSIGN_OR_RETURN(Tensor result,
+                         Tensor::Allocate(entry.dtype(), want.SliceShape(full_shape)));
+    for (const StoredSlice& s : slices) {
+      GRT_ASSIGN_OR_RETURN(Tensor part, ReadStored(s.key, s.entry));
+      CopyIntersection(part, s.slice, &result, want, full_shape);
+    }
+    return result;
+  });
 }
 
 Status BundleReader::VerifyAll(std::string* failing_tensor) {
-  if (failing_tensor != nullptr) failing_tensor->clear();
-  for (const auto& [key, value] : index_.entries()) {
-    if (key.empty()) continue;
-    Status s;
-    StatusOr<BundleEntryProto> entry = Entry(key);
-    if (!entry.ok()) {
-      s = entry.status();
-    } else if (entry->slices_size() > 0) {
-      s = SlicesFor(key, *entry, TensorSlice(entry->shape().dim_size()), /*reading_all=*/true)
-              .status();
-    } else {
-      s = VerifyStored(key, *entry);
+  return StatusFromExceptions("BundleReader::VerifyAll", [&]() -> Status {
+    if (failing_tensor != nullptr) failing_tensor->clear();
+    for (const auto& [key, value] : index_.entries()) {
+      if (key.empty()) continue;
+      Status s;
+      StatusOr<BundleEntryProto> entry = Entry(key);
+      if (!entry.ok()) {
+        s = entry.status();
+      } else if (entry->slices_size() > 0) {
+        s = SlicesFor(key, *entry, TensorSlice(entry->shape().dim_size()), /*reading_all=*/true)
+                .status();
+      } else {
+        s = VerifyStored(key, *entry);
+      }
+      if (!s.ok()) {
+        if (failing_tensor != nullptr) *failing_tensor = DisplayKey(key);
+        return s;
+      }
     }
-    if (!s.ok()) {
-      if (failing_tensor != nullptr) *failing_tensor = DisplayKey(key);
-      return s;
-    }
-  }
-  return Status::OK();
+    return Status::OK();
+  });
 }
 
 }  // namespace graphrt

@@ -13,6 +13,7 @@
 #include "formats/tensor_bundle/crc32c.h"
 #include "formats/tensor_bundle/table.h"
 #include "formats/tensor_bundle/tensor_slice.h"
+#include "runtime/core/exception_barrier.h"
 
 namespace graphrt {
 
@@ -165,132 +166,140 @@ Status BundleWriter::OpenShards() {
 }
 
 Status BundleWriter::Add(const std::string& key, const Tensor& tensor) {
-  if (finished_) return FailedPrecondition("BundleWriter for ", prefix_, " is finished");
-  GRT_RETURN_IF_ERROR(status_);
-  if (key.empty()) return InvalidArgument("the empty key is reserved for the checkpoint header");
-  if (entries_.count(key) != 0) {
-    return InvalidArgument("tensor '", key, "' is already in checkpoint ", prefix_);
-  }
-  const DataType dtype = tensor.dtype();
-  if (!bundle::IsRawStoredType(dtype) && dtype != ::tensorflow::DT_STRING) {
-    return InvalidArgument("tensor '", key, "' has dtype ", DataTypeString(dtype),
-                           ", which graphrt cannot save in a checkpoint");
-  }
-  GRT_RETURN_IF_ERROR(OpenShards());
-
-  ShardFile* shard = shards_[0].get();
-  int shard_id = 0;
-  for (int i = 1; i < static_cast<int>(shards_.size()); ++i) {
-    if (shards_[i]->size() < shard->size()) {
-      shard = shards_[i].get();
-      shard_id = i;
+  return StatusFromExceptions("BundleWriter::Add", [&]() -> Status {
+    if (finished_) return FailedPrecondition("BundleWriter for ", prefix_, " is finished");
+    GRT_RETURN_IF_ERROR(status_);
+    if (key.empty()) return InvalidArgument("the empty key is reserved for the checkpoint header");
+    if (entries_.count(key) != 0) {
+      return InvalidArgument("tensor '", key, "' is already in checkpoint ", prefix_);
     }
-  }
-  BundleEntryProto entry;
-  entry.set_dtype(dtype);
-  tensor.shape().AsProto(entry.mutable_shape());
-  entry.set_shard_id(shard_id);
-  entry.set_offset(static_cast<int64_t>(shard->size()));
-  uint32_t crc;
-  if (dtype == ::tensorflow::DT_STRING) {
-    std::string bytes;
-    crc = bundle::EncodeStringTensor(tensor.data<std::string>(), tensor.NumElements(), &bytes);
-    entry.set_size(static_cast<int64_t>(bytes.size()));
-    status_ = shard->Append(bytes);
-  } else {
-    const std::string_view bytes(static_cast<const char*>(tensor.raw_data()), tensor.TotalBytes());
-    crc = crc32c::Value(bytes.data(), bytes.size());
-    entry.set_size(static_cast<int64_t>(bytes.size()));
-    status_ = shard->Append(bytes);
-  }
-  GRT_RETURN_IF_ERROR(status_);
-  entry.set_crc32c(crc32c::Mask(crc));
-  entries_[key] = std::move(entry);
-  return Status::OK();
+    const DataType dtype = tensor.dtype();
+    if (!bundle::IsRawStoredType(dtype) && dtype != ::tensorflow::DT_STRING) {
+      return InvalidArgument("tensor '", key, "' has dtype ", DataTypeString(dtype),
+                             ", which graphrt cannot save in a checkpoint");
+    }
+    GRT_RETURN_IF_ERROR(OpenShards());
+
+    ShardFile* shard = shards_[0].get();
+    int shard_id = 0;
+    for (int i = 1; i < static_cast<int>(shards_.size()); ++i) {
+      if (shards_[i]->size() < shard->size()) {
+        shard = shards_[i].get();
+        shard_id = i;
+      }
+    }
+    BundleEntryProto entry;
+    entry.set_dtype(dtype);
+    tensor.shape().AsProto(entry.mutable_shape());
+    entry.set_shard_id(shard_id);
+    entry.set_offset(static_cast<int64_t>(shard->size()));
+    uint32_t crc;
+    if (dtype == ::tensorflow::DT_STRING) {
+      std::string bytes;
+      crc = bundle::EncodeStringTensor(tensor.data<std::string>(), tensor.NumElements(), &bytes);
+      entry.set_size(static_cast<int64_t>(bytes.size()));
+      status_ = shard->Append(bytes);
+    } else {
+      const std::string_view bytes(static_cast<const char*>(tensor.raw_data()),
+                                   tensor.TotalBytes());
+      crc = crc32c::Value(bytes.data(), bytes.size());
+      entry.set_size(static_cast<int64_t>(bytes.size()));
+      status_ = shard->Append(bytes);
+    }
+    GRT_RETURN_IF_ERROR(status_);
+    entry.set_crc32c(crc32c::Mask(crc));
+    entries_[key] = std::move(entry);
+    return Status::OK();
+  });
 }
 
 Status BundleWriter::AddSlice(const std::string& full_name, const TensorShape& full_shape,
                               const ::tensorflow::TensorSliceProto& slice_proto,
                               const Tensor& slice_tensor) {
-  if (finished_) return FailedPrecondition("BundleWriter for ", prefix_, " is finished");
-  GRT_RETURN_IF_ERROR(status_);
-  if (full_name.empty()) {
-    return InvalidArgument("the empty key is reserved for the checkpoint header");
-  }
-  StatusOr<TensorSlice> parsed = TensorSlice::FromProto(slice_proto);
-  Status fits = parsed.ok() ? parsed->CheckFits(full_shape) : parsed.status();
-  if (!fits.ok()) return InvalidArgument("slice of tensor '", full_name, "': ", fits.message());
-  const TensorSlice& slice = *parsed;
-  const TensorShape slice_shape = slice.SliceShape(full_shape);
-  if (slice_tensor.shape() != slice_shape) {
-    return InvalidArgument("slice ", slice.DebugString(), " of tensor '", full_name, "' ",
-                           full_shape.DebugString(), " has shape ", slice_shape.DebugString(),
-                           ", but the tensor given has shape ", slice_tensor.shape().DebugString());
-  }
-  if (slice.CoversAll(full_shape)) return Add(full_name, slice_tensor);
+  return StatusFromExceptions("BundleWriter::AddSlice", [&]() -> Status {
+    if (finished_) return FailedPrecondition("BundleWriter for ", prefix_, " is finished");
+    GRT_RETURN_IF_ERROR(status_);
+    if (full_name.empty()) {
+      return InvalidArgument("the empty key is reserved for the checkpoint header");
+    }
+    StatusOr<TensorSlice> parsed = TensorSlice::FromProto(slice_proto);
+    Status fits = parsed.ok() ? parsed->CheckFits(full_shape) : parsed.status();
+    if (!fits.ok()) return InvalidArgument("slice of tensor '", full_name, "': ", fits.message());
+    const TensorSlice& slice = *parsed;
+    const TensorShape slice_shape = slice.SliceShape(full_shape);
+    if (slice_tensor.shape() != slice_shape) {
+      return InvalidArgument("slice ", slice.DebugString(), " of tensor '", full_name, "' ",
+                             full_shape.DebugString(), " has shape ", slice_shape.DebugString(),
+                             ", but the tensor given has shape ",
+                             slice_tensor.shape().DebugString());
+    }
+    if (slice.CoversAll(full_shape)) return Add(full_name, slice_tensor);
 
-  auto existing = entries_.find(full_name);
-  if (existing != entries_.end()) {
-    const BundleEntryProto& full = existing->second;
-    if (full.slices_size() == 0) {
-      return InvalidArgument("tensor '", full_name, "' is already in checkpoint ", prefix_,
-                             " as a whole tensor");
-    }
-    if (full.dtype() != slice_tensor.dtype() ||
-        *TensorShape::FromProto(full.shape()) != full_shape) {
-      return InvalidArgument("slices of tensor '", full_name,
-                             "' disagree on dtype or shape: ", DataTypeString(full.dtype()),
-                             TensorShape::FromProto(full.shape())->DebugString(), " vs ",
-                             DataTypeString(slice_tensor.dtype()), full_shape.DebugString());
-    }
-    for (const auto& other : full.slices()) {
-      const TensorSlice other_slice = *TensorSlice::FromProto(other);
-      if (other_slice.Overlaps(slice, full_shape)) {
-        return InvalidArgument("slice ", slice.DebugString(), " of tensor '", full_name,
-                               "' overlaps slice ", other_slice.DebugString());
+    auto existing = entries_.find(full_name);
+    if (existing != entries_.end()) {
+      const BundleEntryProto& full = existing->second;
+      if (full.slices_size() == 0) {
+        return InvalidArgument("tensor '", full_name, "' is already in checkpoint ", prefix_,
+                               " as a whole tensor");
+      }
+      if (full.dtype() != slice_tensor.dtype() ||
+          *TensorShape::FromProto(full.shape()) != full_shape) {
+        return InvalidArgument("slices of tensor '", full_name,
+                               "' disagree on dtype or shape: ", DataTypeString(full.dtype()),
+                               TensorShape::FromProto(full.shape())->DebugString(), " vs ",
+                               DataTypeString(slice_tensor.dtype()), full_shape.DebugString());
+      }
+      for (const auto& other : full.slices()) {
+        const TensorSlice other_slice = *TensorSlice::FromProto(other);
+        if (other_slice.Overlaps(slice, full_shape)) {
+          return InvalidArgument("slice ", slice.DebugString(), " of tensor '", full_name,
+                                 "' overlaps slice ", other_slice.DebugString());
+        }
       }
     }
-  }
-  GRT_RETURN_IF_ERROR(Add(EncodeTensorNameSlice(full_name, slice), slice_tensor));
-  BundleEntryProto& full = entries_[full_name];
-  full.set_dtype(slice_tensor.dtype());
-  full_shape.AsProto(full.mutable_shape());
-  slice.AsProto(full.add_slices());
-  return Status::OK();
+    GRT_RETURN_IF_ERROR(Add(EncodeTensorNameSlice(full_name, slice), slice_tensor));
+    BundleEntryProto& full = entries_[full_name];
+    full.set_dtype(slice_tensor.dtype());
+    full_shape.AsProto(full.mutable_shape());
+    slice.AsProto(full.add_slices());
+    return Status::OK();
+  });
 }
 
 Status BundleWriter::Finish() {
-  if (finished_) return FailedPrecondition("BundleWriter for ", prefix_, " is finished");
-  finished_ = true;
-  Status s = OpenShards();
-  for (auto& shard : shards_) {
-    if (s.ok()) s = shard->Close();
-  }
-  for (auto& shard : shards_) {
-    if (s.ok()) s = shard->Commit();
-  }
-  if (s.ok()) {
-    ::tensorflow::BundleHeaderProto header;
-    header.set_num_shards(options_.num_shards);
-    header.set_endianness(bundle::HostIsLittleEndian() ? ::tensorflow::BundleHeaderProto::LITTLE
-                                                       : ::tensorflow::BundleHeaderProto::BIG);
-    header.mutable_version()->set_producer(bundle::kTensorBundleVersion);
-    header.mutable_version()->set_min_consumer(bundle::kTensorBundleMinConsumer);
-    table::TableBuilder builder;
-    builder.Add(bundle::kHeaderEntryKey, header.SerializeAsString());
-    for (const auto& [key, entry] : entries_) builder.Add(key, entry.SerializeAsString());
-    shards_.push_back(std::make_unique<ShardFile>(bundle::IndexFilename(prefix_)));
-    ShardFile* index = shards_.back().get();
-    s = index->Open();
-    if (s.ok()) s = index->Append(builder.Finish());
-    if (s.ok()) s = index->Close();
-    if (s.ok()) s = index->Commit();
-  }
-  if (!s.ok()) {
-    RemoveTemporaryFiles();
-    status_ = s;
-  }
-  return s;
+  return StatusFromExceptions("BundleWriter::Finish", [&]() -> Status {
+    if (finished_) return FailedPrecondition("BundleWriter for ", prefix_, " is finished");
+    finished_ = true;
+    Status s = OpenShards();
+    for (auto& shard : shards_) {
+      if (s.ok()) s = shard->Close();
+    }
+    for (auto& shard : shards_) {
+      if (s.ok()) s = shard->Commit();
+    }
+    if (s.ok()) {
+      ::tensorflow::BundleHeaderProto header;
+      header.set_num_shards(options_.num_shards);
+      header.set_endianness(bundle::HostIsLittleEndian() ? ::tensorflow::BundleHeaderProto::LITTLE
+                                                         : ::tensorflow::BundleHeaderProto::BIG);
+      header.mutable_version()->set_producer(bundle::kTensorBundleVersion);
+      header.mutable_version()->set_min_consumer(bundle::kTensorBundleMinConsumer);
+      table::TableBuilder builder;
+      builder.Add(bundle::kHeaderEntryKey, header.SerializeAsString());
+      for (const auto& [key, entry] : entries_) builder.Add(key, entry.SerializeAsString());
+      shards_.push_back(std::make_unique<ShardFile>(bundle::IndexFilename(prefix_)));
+      ShardFile* index = shards_.back().get();
+      s = index->Open();
+      if (s.ok()) s = index->Append(builder.Finish());
+      if (s.ok()) s = index->Close();
+      if (s.ok()) s = index->Commit();
+    }
+    if (!s.ok()) {
+      RemoveTemporaryFiles();
+      status_ = s;
+    }
+    return s;
+  });
 }
 
 }  // namespace graphrt

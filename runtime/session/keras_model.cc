@@ -7,6 +7,7 @@
 #include "formats/file_util.h"
 #include "formats/tensor_bundle/bundle_writer.h"
 #include "meta_graph.pb.h"
+#include "runtime/core/exception_barrier.h"
 #include "runtime/core/str_util.h"
 #include "saved_model.pb.h"
 
@@ -23,30 +24,32 @@ StatusOr<keras::KerasH5File> ReadKerasFile(const std::string& path,
 StatusOr<keras::KerasGraph> BuildKerasModelGraph(const std::string& path,
                                                  const KerasModelOptions& options,
                                                  keras::KerasH5File* file_out) {
-  // A .keras file from Keras 3 (or tf-keras's v3 saving) is a zip archive, not HDF5. Only a
-  // regular file is opened here: a FIFO would block, and the reader names what else it is.
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec)) {
-    char magic[4] = {0, 0, 0, 0};
-    std::ifstream in(path, std::ios::binary);
-    if (in.read(magic, 4) && std::string(magic, 4) == std::string("PK\x03\x04", 4)) {
-      return Unimplemented("a zip-format .keras file (Keras 3 saving): ", path,
-                           "; save the model with model.save(\"model.h5\") for graphrt");
+  return StatusFromExceptions("BuildKerasModelGraph", [&]() -> StatusOr<keras::KerasGraph> {
+    // A .keras file from Keras 3 (or tf-keras's v3 saving) is a zip archive, not HDF5. Only a
+    // regular file is opened here: a FIFO would block, and the reader names what else it is.
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec)) {
+      char magic[4] = {0, 0, 0, 0};
+      std::ifstream in(path, std::ios::binary);
+      if (in.read(magic, 4) && std::string(magic, 4) == std::string("PK\x03\x04", 4)) {
+        return Unimplemented("a zip-format .keras file (Keras 3 saving): ", path,
+                             "; save the model with model.save(\"model.h5\") for graphrt");
+      }
     }
-  }
-  GRT_ASSIGN_OR_RETURN(keras::KerasH5File file, ReadKerasFile(path, options));
-  std::string config = file.model_config;
-  if (!options.config_path.empty()) {
-    GRT_ASSIGN_OR_RETURN(config, ReadFileToString(options.config_path));
-  }
-  if (config.empty()) {
-    return InvalidArgument("weights-only Keras file (no model_config): ", path,
-                           "; give the architecture with --keras-config FILE.json");
-  }
-  GRT_ASSIGN_OR_RETURN(keras::KerasGraph graph,
-                       keras::BuildKerasGraph(config, file, options.graph));
-  if (file_out != nullptr) *file_out = std::move(file);
-  return graph;
+    GRT_ASSIGN_OR_RETURN(keras::KerasH5File file, ReadKerasFile(path, options));
+    std::string config = file.model_config;
+    if (!options.config_path.empty()) {
+      GRT_ASSIGN_OR_RETURN(config, ReadFileToString(options.config_path));
+    }
+    if (config.empty()) {
+      return InvalidArgument("weights-only Keras file (no model_config): ", path,
+                             "; give the architecture with --keras-config FILE.json");
+    }
+    GRT_ASSIGN_OR_RETURN(keras::KerasGraph graph,
+                         keras::BuildKerasGraph(config, file, options.graph));
+    if (file_out != nullptr) *file_out = std::move(file);
+    return graph;
+  });
 }
 
 StatusOr<KerasModel> LoadKerasModel(const std::string& path, const KerasModelOptions& options) {
@@ -151,64 +154,66 @@ void SetTensorInfo(const keras::KerasTensorInfo& info, ::tensorflow::TensorInfo*
 
 Status ExportKerasSavedModel(const std::string& path, const KerasModelOptions& options,
                              const std::string& export_dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::exists(export_dir, ec)) {
-    return AlreadyExists("the SavedModel folder already exists: ", export_dir);
-  }
-  KerasModelOptions export_options = options;
-  export_options.graph.weights_as_variables = true;
-  GRT_ASSIGN_OR_RETURN(keras::KerasGraph model, BuildKerasModelGraph(path, export_options));
+  return StatusFromExceptions("ExportKerasSavedModel", [&]() -> Status {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::exists(export_dir, ec)) {
+      return AlreadyExists("the SavedModel folder already exists: ", export_dir);
+    }
+    KerasModelOptions export_options = options;
+    export_options.graph.weights_as_variables = true;
+    GRT_ASSIGN_OR_RETURN(keras::KerasGraph model, BuildKerasModelGraph(path, export_options));
 
-  ::tensorflow::SavedModel saved_model;
-  saved_model.set_saved_model_schema_version(1);
-  ::tensorflow::MetaGraphDef* meta = saved_model.add_meta_graphs();
-  meta->mutable_meta_info_def()->add_tags("serve");
-  // tensorflow_version stays empty: TensorFlow's importer parses it as a version number.
-  *meta->mutable_graph_def() = model.graph;
-  // A model without weights has no variables, so no Saver (SaveV2 needs at least one tensor).
-  if (!model.variables.empty()) {
-    AddSaver(model, meta->mutable_graph_def(), meta->mutable_saver_def());
-  }
-  ::tensorflow::SignatureDef& sig = (*meta->mutable_signature_def())["serving_default"];
-  sig.set_method_name("tensorflow/serving/predict");
-  for (const keras::KerasTensorInfo& in : model.inputs) {
-    SetTensorInfo(in, &(*sig.mutable_inputs())[in.name]);
-  }
-  for (size_t i = 0; i < model.outputs.size(); ++i) {
-    std::string key = model.outputs[i].name;
-    if (sig.outputs().count(key) != 0) key = StrCat(key, "_", i);
-    SetTensorInfo(model.outputs[i], &(*sig.mutable_outputs())[key]);
-  }
+    ::tensorflow::SavedModel saved_model;
+    saved_model.set_saved_model_schema_version(1);
+    ::tensorflow::MetaGraphDef* meta = saved_model.add_meta_graphs();
+    meta->mutable_meta_info_def()->add_tags("serve");
+    // tensorflow_version stays empty: TensorFlow's importer parses it as a version number.
+    *meta->mutable_graph_def() = model.graph;
+    // A model without weights has no variables, so no Saver (SaveV2 needs at least one tensor).
+    if (!model.variables.empty()) {
+      AddSaver(model, meta->mutable_graph_def(), meta->mutable_saver_def());
+    }
+    ::tensorflow::SignatureDef& sig = (*meta->mutable_signature_def())["serving_default"];
+    sig.set_method_name("tensorflow/serving/predict");
+    for (const keras::KerasTensorInfo& in : model.inputs) {
+      SetTensorInfo(in, &(*sig.mutable_inputs())[in.name]);
+    }
+    for (size_t i = 0; i < model.outputs.size(); ++i) {
+      std::string key = model.outputs[i].name;
+      if (sig.outputs().count(key) != 0) key = StrCat(key, "_", i);
+      SetTensorInfo(model.outputs[i], &(*sig.mutable_outputs())[key]);
+    }
 
-  // Write beside the destination, then rename, so a failure leaves nothing half-written.
-  std::string tmp = export_dir + ".tmp-graphrt";
-  fs::remove_all(tmp, ec);
-  if (!fs::create_directories(tmp + "/variables", ec)) {
-    return Internal("cannot create ", tmp, "/variables: ", ec.message());
-  }
-  auto fail = [&](Status s) {
+    // Write beside the destination, then rename, so a failure leaves nothing half-written.
+    std::string tmp = export_dir + ".tmp-graphrt";
     fs::remove_all(tmp, ec);
-    return s;
-  };
-  if (!model.variables.empty()) {
-    BundleWriter writer(tmp + "/variables/variables");
-    for (const keras::KerasVariable& v : model.variables) {
-      Status s = writer.Add(v.name, v.value);
+    if (!fs::create_directories(tmp + "/variables", ec)) {
+      return Internal("cannot create ", tmp, "/variables: ", ec.message());
+    }
+    auto fail = [&](Status s) {
+      fs::remove_all(tmp, ec);
+      return s;
+    };
+    if (!model.variables.empty()) {
+      BundleWriter writer(tmp + "/variables/variables");
+      for (const keras::KerasVariable& v : model.variables) {
+        Status s = writer.Add(v.name, v.value);
+        if (!s.ok()) return fail(s);
+      }
+      Status s = writer.Finish();
       if (!s.ok()) return fail(s);
     }
-    Status s = writer.Finish();
+    std::string bytes;
+    if (!saved_model.SerializeToString(&bytes)) {
+      return fail(Internal("cannot serialize the SavedModel for ", path));
+    }
+    Status s = WriteStringToFile(tmp + "/saved_model.pb", bytes);
     if (!s.ok()) return fail(s);
-  }
-  std::string bytes;
-  if (!saved_model.SerializeToString(&bytes)) {
-    return fail(Internal("cannot serialize the SavedModel for ", path));
-  }
-  Status s = WriteStringToFile(tmp + "/saved_model.pb", bytes);
-  if (!s.ok()) return fail(s);
-  fs::rename(tmp, export_dir, ec);
-  if (ec) return fail(Internal("cannot rename ", tmp, " to ", export_dir, ": ", ec.message()));
-  return Status::OK();
+    fs::rename(tmp, export_dir, ec);
+    if (ec) return fail(Internal("cannot rename ", tmp, " to ", export_dir, ": ", ec.message()));
+    return Status::OK();
+  });
 }
 
 }  // namespace graphrt
