@@ -16,6 +16,7 @@ namespace graphrt {
 namespace {
 
 using bundle_testing::DiffTensors;
+using testing::SharedDir;
 
 std::string FixtureDir() {
   return std::string(GRAPHRT_SOURCE_DIR) + "/tests/fixtures/checkpoints/real";
@@ -29,7 +30,7 @@ nlohmann::json LoadManifest() {
 
 std::string SharedPath(const std::string& spec) {
   EXPECT_EQ(spec.rfind("shared:", 0), 0u) << spec;
-  return testing::SharedDir() + "/" + spec.substr(7);
+  return SharedDir() + "/" + spec.substr(7);
 }
 
 std::string Unhex(const std::string& hex) {
