@@ -27,9 +27,13 @@ cmake --build build-tsan -j "$jobs" --target graphrt_concurrency_tests
 built=$(date +%s)
 echo "check_tsan: build took $((built - start)) s"
 
-# PoCL's kernel cache and graphrt's program cache stay inside the build tree, as in ctest.
+# PoCL's kernel cache and graphrt's program cache stay inside a build tree, as in ctest: the gcc
+# build's when it is there (compiled OpenCL kernels do not depend on the host compiler, and PoCL
+# takes about a minute to compile them cold), else this one's.
+cache="$root/build-tsan/opencl_cache"
+[ -d "$root/build/opencl_cache/pocl" ] && cache="$root/build/opencl_cache"
 status=0
-POCL_CACHE_DIR="$root/build-tsan/opencl_cache/pocl" GRAPHRT_CACHE_DIR="$root/build-tsan/opencl_cache" \
+POCL_CACHE_DIR="$cache/pocl" GRAPHRT_CACHE_DIR="$cache" \
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/tests/tsan.supp" \
   build-tsan/tests/graphrt_concurrency_tests || status=$?
 done_at=$(date +%s)
