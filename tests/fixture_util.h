@@ -44,17 +44,15 @@ std::string MissingSharedData();
 // Skips the test when `missing` (a message naming what is missing; "" when nothing is) is not
 // empty, or fails it under CI. For data or devices that a test needs; a test that is skipped by
 // design (one only run as a child process or by a generator) uses GTEST_SKIP and a name that
-// tests/CMakeLists.txt keeps out of ctest.
-#define GRT_REQUIRE_OR_SKIP(missing)                           \
-  do {                                                         \
-    const std::string grt_missing_ = (missing);                \
-    if (!grt_missing_.empty()) {                               \
-      if (::graphrt::testing::InCi())                          \
-        GTEST_FAIL() << grt_missing_                           \
-                     << " (CI is set: missing "                \
-                        "test data or devices fail the test)"; \
-      GTEST_SKIP() << grt_missing_;                            \
-    }                                                          \
+// tests/CMakeLists.txt disables in ctest.
+#define GRT_REQUIRE_OR_SKIP(missing)                                                     \
+  do {                                                                                   \
+    const std::string grt_missing_ = (missing);                                          \
+    if (!grt_missing_.empty()) {                                                         \
+      if (::graphrt::testing::InCi())                                                    \
+        GTEST_FAIL() << grt_missing_ << " (CI is set: what a test needs must be there)"; \
+      GTEST_SKIP() << grt_missing_;                                                      \
+    }                                                                                    \
   } while (0)
 
 // GRT_REQUIRE_OR_SKIP for tests that read ../shared/testdata/real.
