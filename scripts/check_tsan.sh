@@ -13,6 +13,10 @@ cd "$(dirname "$0")/.."
 root=$PWD
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
+if ! command -v clang++ >/dev/null 2>&1; then
+  echo "check_tsan: clang++ is missing (Debian: apt-get install clang)" >&2
+  exit 1
+fi
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
