@@ -48,7 +48,7 @@ TEST(CliTest, JsonOutputAndOutDir) {
 }
 
 TEST(CliTest, InlineValuesGetThePlaceholderDtype) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared/testdata/real is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   std::string graph =
       testing::SharedDir() + "/testdata/real/tensorflow__rust/examples/addition/model.pb";
   testing::CommandResult r =

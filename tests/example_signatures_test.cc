@@ -66,7 +66,7 @@ Status RunSignature(const SavedModelBundle& bundle, const std::string& key,
 }
 
 TEST(ServingExamples, HalfPlusTwoFamilyMatchesTensorFlow) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared/testdata/real is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   StatusOr<std::string> text = ReadFileToString(Fixture("serving_examples/expected.json"));
   ASSERT_TRUE(text.ok()) << text.status();
   Json expected = Json::parse(*text);
@@ -109,7 +109,7 @@ TEST(ServingExamples, HalfPlusTwoFamilyMatchesTensorFlow) {
 }
 
 TEST(ServingExamples, GpuPinnedModelNeedsSoftPlacement) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared/testdata/real is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   StatusOr<std::string> dir = ResolveSavedModelDir(Serving("saved_model_half_plus_two_gpu"));
   ASSERT_TRUE(dir.ok());
   SavedModelBundle bundle;
@@ -161,7 +161,7 @@ TEST(EstimatorFixtures, ClassifyRegressPredictMatchTensorFlow) {
       }
     }
   }
-  EXPECT_GE(checked, 15);
+  EXPECT_EQ(checked, 25);  // the outputs of every signature of the 3 models
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -222,7 +222,7 @@ TEST_F(MalformedExamples, MissingRequiredFeature) {
 }
 
 TEST(MalformedExamplesV1, HalfPlusTwoParseExampleNamesFeatureAndIndex) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared/testdata/real is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   SavedModelBundle bundle;
   ASSERT_TRUE(LoadServing(Serving("saved_model_half_plus_two_cpu"), &bundle).ok());
   std::vector<Tensor> got;
@@ -241,7 +241,7 @@ TEST(MalformedExamplesV1, HalfPlusTwoParseExampleNamesFeatureAndIndex) {
 // graphrt run --example / --examples.
 
 TEST(CliExamples, RegressWithExampleFlags) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared/testdata/real is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   const std::string model = Serving("saved_model_half_plus_two_cpu");
   testing::CommandResult r =
       testing::RunGraphrt("run " + model +
@@ -262,7 +262,7 @@ TEST(CliExamples, RegressWithExampleFlags) {
 }
 
 TEST(CliExamples, GpuPinnedModelRunsWithSoftPlacement) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared/testdata/real is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   testing::CommandResult r = testing::RunGraphrt(
       "run " + Serving("saved_model_half_plus_two_gpu") +
       " --soft-placement --signature regress_x_to_y2 --example '{\"x\": [1.0]}' "

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -18,8 +19,24 @@ namespace graphrt {
 namespace testing {
 
 std::string SourceDir() { return GRAPHRT_SOURCE_DIR; }
-std::string SharedDir() { return GRAPHRT_SHARED_DIR; }
+std::string SharedDir() {
+  const char* dir = std::getenv("GRAPHRT_SHARED_DIR");
+  return dir != nullptr && *dir != '\0' ? dir : GRAPHRT_SHARED_DIR;
+}
+
 bool SharedDirAvailable() { return IsDirectory(SharedDir() + "/testdata/real"); }
+
+bool InCi() {
+  const char* ci = std::getenv("CI");
+  if (ci == nullptr) return false;
+  const std::string value = ci;
+  return !value.empty() && value != "0" && value != "false";
+}
+
+std::string MissingSharedData() {
+  if (SharedDirAvailable()) return "";
+  return StrCat(SharedDir(), "/testdata/real is absent (the shared test data)");
+}
 
 StatusOr<std::vector<FixtureCase>> LoadManifest(const std::string& dir) {
   GRT_ASSIGN_OR_RETURN(std::string text, ReadFileToString(dir + "/manifest.json"));

@@ -28,8 +28,35 @@ struct FixtureCase {
 };
 
 std::string SourceDir();
+// The shared data folder (../shared beside the checkout): $GRAPHRT_SHARED_DIR when set, so that a
+// run can point it elsewhere (the ctest SharedDataAbsentFailsUnderCi points it at nothing).
 std::string SharedDir();
 bool SharedDirAvailable();
+
+// Whether this is a CI run: $CI set, and neither "false" nor "0". In CI missing test data or a
+// missing OpenCL device (scripts/setup.sh installs PoCL) is a failure, not a skip, so that the
+// suite cannot pass by skipping.
+bool InCi();
+
+// "" when ../shared/testdata/real is present, else a message naming the missing path.
+std::string MissingSharedData();
+
+// Skips the test when `missing` (a message naming what is missing; "" when nothing is) is not
+// empty, or fails it under CI. For data or devices that a test needs; a test that is skipped by
+// design (one only run as a child process or by a generator) uses GTEST_SKIP and a name that
+// tests/CMakeLists.txt disables in ctest.
+#define GRT_REQUIRE_OR_SKIP(missing)                                                     \
+  do {                                                                                   \
+    const std::string grt_missing_ = (missing);                                          \
+    if (!grt_missing_.empty()) {                                                         \
+      if (::graphrt::testing::InCi())                                                    \
+        GTEST_FAIL() << grt_missing_ << " (CI is set: what a test needs must be there)"; \
+      GTEST_SKIP() << grt_missing_;                                                      \
+    }                                                                                    \
+  } while (0)
+
+// GRT_REQUIRE_OR_SKIP for tests that read ../shared/testdata/real.
+#define GRT_REQUIRE_SHARED_OR_SKIP() GRT_REQUIRE_OR_SKIP(::graphrt::testing::MissingSharedData())
 
 // Reads `dir`/manifest.json. Paths in the result are absolute; "shared:" graphs resolve under
 // SharedDir().

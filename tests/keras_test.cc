@@ -30,6 +30,10 @@ using Json = nlohmann::json;
 
 std::string KerasDir() { return testing::SourceDir() + "/tests/fixtures/keras"; }
 
+// What gen_keras.py wrote: zoo models ("cases") and models of ../shared ("real").
+constexpr int kZooCases = 72;
+constexpr int kRealCases = 7;
+
 Json Manifest() {
   StatusOr<std::string> text = ReadFileToString(KerasDir() + "/manifest.json");
   if (!text.ok()) return Json();
@@ -88,21 +92,26 @@ std::string RunCase(const Json& c) {
 TEST(KerasZoo, EveryModelMatchesKeras) {
   Json manifest = Manifest();
   ASSERT_TRUE(manifest.is_object()) << "missing " << KerasDir() << "/manifest.json";
-  ASSERT_GE(manifest["cases"].size(), 60u);
-  int passed = 0;
+  int passed = 0, ran = 0;
   for (const Json& c : manifest["cases"]) {
     std::string failure = RunCase(c);
+    ++ran;
     EXPECT_EQ(failure, "") << c["name"];
     if (failure.empty()) ++passed;
   }
+  EXPECT_EQ(ran, kZooCases);
   std::cout << passed << " of " << manifest["cases"].size() << " Keras models match\n";
 }
 
 TEST(KerasReal, SharedFilesMatchKeras) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   Json manifest = Manifest();
-  ASSERT_GE(manifest["real"].size(), 7u);
-  for (const Json& c : manifest["real"]) EXPECT_EQ(RunCase(c), "") << c["name"];
+  int ran = 0;
+  for (const Json& c : manifest["real"]) {
+    EXPECT_EQ(RunCase(c), "") << c["name"];
+    ++ran;
+  }
+  EXPECT_EQ(ran, kRealCases);
 }
 
 TEST(KerasH5File, ReadsAttributesAndWeights) {
@@ -119,7 +128,7 @@ TEST(KerasH5File, ReadsAttributesAndWeights) {
 }
 
 TEST(KerasH5File, OldKerasFixedLengthStrings) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   // Keras 2.1.3 wrote layer_names as fixed-length NULL-padded strings, plus a training_config
   // and optimizer weights.
   StatusOr<keras::KerasH5File> f =
@@ -292,7 +301,7 @@ TEST(KerasConvert, SavedModelRunsInGraphrtAndWasRunByTensorFlow) {
     EXPECT_TRUE(c["ok"].get<bool>()) << c.dump();
     ok += c["ok"].get<bool>() ? 1 : 0;
   }
-  EXPECT_GE(ok, 60);
+  EXPECT_EQ(ok, kZooCases);
   // graphrt runs every converted zoo model too, through the signature, with Keras's outputs.
   int converted = 0;
   for (const Json& c : manifest["cases"]) {
@@ -333,7 +342,7 @@ TEST(KerasConvert, SavedModelRunsInGraphrtAndWasRunByTensorFlow) {
     std::filesystem::remove_all(dir);
     ++converted;
   }
-  EXPECT_EQ(converted, static_cast<int>(manifest["cases"].size()));
+  EXPECT_EQ(converted, kZooCases);
   // And an existing folder is never written over.
   const std::string dir = ::testing::TempDir() + "/keras_convert_small_cnn";
   std::filesystem::remove_all(dir);

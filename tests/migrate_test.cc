@@ -111,6 +111,7 @@ TEST(MigrateTpuFixture, CheckpointMatchesWhatTensorFlowRestored) {
   StatusOr<std::unique_ptr<BundleReader>> reader = BundleReader::Open(out + "/model.ckpt");
   ASSERT_TRUE(reader.ok()) << reader.status();
   const auto& variables = expected["cpu_variables"];
+  EXPECT_EQ(variables.size(), 5u);  // what gen_tpu.py recorded
   EXPECT_EQ((*reader)->Keys().size(), variables.size());
   for (auto it = variables.begin(); it != variables.end(); ++it) {
     StatusOr<Tensor> t = (*reader)->Read(it.key());
@@ -290,7 +291,7 @@ TEST(MigrateCasts, MatchTensorFlowBitForBit) {
 }
 
 TEST(MigrateRealCheckpoints, Tensor2TensorMergedToOneShardAndSplitIntoThree) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   const std::string out = FreshDir("t2t");
   testing::CommandResult r =
       testing::RunGraphrt(StrCat("migrate ", T2tPrefix(), " ", out, "/one --shards 1"));
@@ -326,7 +327,7 @@ TEST(MigrateRealCheckpoints, Tensor2TensorMergedToOneShardAndSplitIntoThree) {
 }
 
 TEST(MigrateRealCheckpoints, OptimizerStateFoundInRealCheckpoints) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   // tensor2tensor: Adam under "training/", beta powers; T5 (Mesh TF): Adafactor *_slot_v*.
   for (const std::string& prefix : {T2tPrefix(), T5Prefix()}) {
     testing::CommandResult r = testing::RunGraphrt(
@@ -348,7 +349,7 @@ TEST(MigrateRealCheckpoints, OptimizerStateFoundInRealCheckpoints) {
 }
 
 TEST(MigrateRealCheckpoints, T5DryRunPrintsThePlanAndARealRunNamesTheMissingShard) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   const std::string out = FreshDir("t5");
   testing::CommandResult r = testing::RunGraphrt(
       StrCat("migrate ", T5Prefix(), " ", out, "/t5 --dry-run --cast bfloat16=float32 --json"));
@@ -405,7 +406,7 @@ TEST(MigrateFaults, KilledPartWayLeavesNoOutputAndTheNextRunCleansUp) {
 }
 
 TEST(MigrateFaults, FullDiskAndFailedWriteLeaveNothing) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   const std::string dir = FreshDir("full");
   // A 64 KiB file size limit: the 1.6 MB data file cannot be written (EFBIG, not a signal).
   testing::CommandResult r = testing::RunGraphrt(

@@ -3,6 +3,8 @@
 // lists every failing case.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "tests/fixture_util.h"
 
 namespace graphrt {
@@ -11,23 +13,40 @@ namespace {
 
 class OpFixtures : public ::testing::TestWithParam<std::string> {};
 
-void RunAll(const std::string& dir, const SessionConfig& config = SessionConfig()) {
+// Runs every case of `dir`'s manifest; `expected_cases` is how many the generator wrote, so that a
+// manifest that lost cases (or a loop that skipped some) fails.
+void RunAll(const std::string& dir, int expected_cases,
+            const SessionConfig& config = SessionConfig()) {
   StatusOr<std::vector<FixtureCase>> cases = LoadManifest(dir);
   ASSERT_TRUE(cases.ok()) << cases.status();
-  ASSERT_FALSE(cases->empty());
-  int failed = 0;
+  int failed = 0, ran = 0;
   std::string report;
   for (const FixtureCase& c : *cases) {
     std::string error = RunFixtureCase(c, config);
+    ++ran;
     if (!error.empty()) {
       ++failed;
       report += StrCat("  ", c.name, ": ", error, "\n");
     }
   }
+  EXPECT_EQ(ran, expected_cases) << dir;
   EXPECT_EQ(failed, 0) << failed << " of " << cases->size() << " cases failed:\n" << report;
 }
 
-TEST_P(OpFixtures, MatchTensorFlow) { RunAll(SourceDir() + "/tests/fixtures/ops/" + GetParam()); }
+// Cases per op family, as gen_ops.py wrote them.
+const std::map<std::string, int> kOpFamilyCases = {
+    {"const_plumbing", 45}, {"matmul", 96},
+    {"binary", 312},        {"unary", 103},
+    {"activation", 58},     {"softmax", 24},
+    {"conv", 35},           {"pool", 30},
+    {"batchnorm", 27},      {"reduce", 145},
+    {"shape", 99},          {"array", 203},
+    {"cast", 118},          {"select_compare_logical", 119},
+    {"resize", 60},         {"random", 42}};
+
+TEST_P(OpFixtures, MatchTensorFlow) {
+  RunAll(SourceDir() + "/tests/fixtures/ops/" + GetParam(), kOpFamilyCases.at(GetParam()));
+}
 
 INSTANTIATE_TEST_SUITE_P(Families, OpFixtures,
                          ::testing::Values("const_plumbing", "matmul", "binary", "unary",
@@ -38,32 +57,39 @@ INSTANTIATE_TEST_SUITE_P(Families, OpFixtures,
                            return info.param;
                          });
 
-TEST(ModelFixtures, MlpAndCnnMatchTensorFlow) { RunAll(SourceDir() + "/tests/fixtures/models"); }
+constexpr int kModelCases = 4;         // models/: mlp and cnn, batch 1 and 32
+constexpr int kControlFlowCases = 14;  // control_flow/
+constexpr int kFunctionalCases = 7;    // functional/
+constexpr int kRealCases = 12;         // real/: graphs of ../shared/testdata/real
+
+TEST(ModelFixtures, MlpAndCnnMatchTensorFlow) {
+  RunAll(SourceDir() + "/tests/fixtures/models", kModelCases);
+}
 
 TEST(ModelFixtures, MlpAndCnnMatchTensorFlowWithOneThread) {
   SessionConfig config;
   config.intra_op_parallelism_threads = 1;
   config.inter_op_parallelism_threads = 1;
-  RunAll(SourceDir() + "/tests/fixtures/models", config);
+  RunAll(SourceDir() + "/tests/fixtures/models", kModelCases, config);
 }
 
 TEST(ControlFlowFixtures, TF1WhileCondDynamicRnnAndDecoderMatchTensorFlow) {
-  RunAll(SourceDir() + "/tests/fixtures/control_flow");
+  RunAll(SourceDir() + "/tests/fixtures/control_flow", kControlFlowCases);
 }
 
 TEST(ControlFlowFixtures, TF1ControlFlowWithInterOpThreads) {
   SessionConfig config;
   config.inter_op_parallelism_threads = 4;
-  RunAll(SourceDir() + "/tests/fixtures/control_flow", config);
+  RunAll(SourceDir() + "/tests/fixtures/control_flow", kControlFlowCases, config);
 }
 
 TEST(ControlFlowFixtures, TF2FunctionalWhileIfAndKerasRnnMatchTensorFlow) {
-  RunAll(SourceDir() + "/tests/fixtures/functional");
+  RunAll(SourceDir() + "/tests/fixtures/functional", kFunctionalCases);
 }
 
 TEST(RealGraphFixtures, MatchTensorFlow) {
-  if (!SharedDirAvailable()) GTEST_SKIP() << "../shared/testdata/real is absent: skipped";
-  RunAll(SourceDir() + "/tests/fixtures/real");
+  GRT_REQUIRE_SHARED_OR_SKIP();
+  RunAll(SourceDir() + "/tests/fixtures/real", kRealCases);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "runtime/devices/opencl/opencl_device.h"
 #include "runtime/kernels/kernel_registry.h"
 #include "tests/kernel_test_util.h"
+#include "tests/fixture_util.h"
 
 namespace graphrt {
 namespace {
@@ -40,7 +41,7 @@ OpenClDevice* TestDevice() {
 }
 
 #define SKIP_WITHOUT_OPENCL() \
-  if (TestDevice() == nullptr) GTEST_SKIP() << "no OpenCL device (PoCL) on this machine"
+  GRT_REQUIRE_OR_SKIP(TestDevice() == nullptr ? "no OpenCL device (PoCL) on this machine" : "")
 
 // Runs the GPU kernel of `node` on `inputs` (float inputs go to device memory first) and
 // returns its outputs in host memory.

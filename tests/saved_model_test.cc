@@ -25,8 +25,7 @@ std::string Serving(const std::string& name) {
          name;
 }
 
-#define SKIP_WITHOUT_SHARED() \
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared/testdata/real is absent"
+#define SKIP_WITHOUT_SHARED() GRT_REQUIRE_SHARED_OR_SKIP()
 
 Status Predict(const SavedModelBundle& bundle, const std::vector<float>& x, std::vector<float>* y) {
   GRT_ASSIGN_OR_RETURN(const SignatureDef* sig, bundle.GetSignature("serving_default"));
@@ -173,18 +172,21 @@ namespace {
 // tests/fixtures/saved_models (gen_saved_models.py): TF2 SavedModels with functional control
 // flow and Keras RNNs, a TF1 .meta training graph with loops restored from its checkpoint, and
 // the SavedModels of ../shared run through their signatures -- against TensorFlow's outputs.
-TEST(SavedModelFixtures, MatchTensorFlow) {
+// Runs the manifest's cases whose model is in ../shared (`shared`) or in the fixture folder;
+// `expected_cases` is how many of those gen_saved_models.py wrote.
+void RunSavedModelFixtures(bool shared_cases, int expected_cases) {
   std::string dir = testing::SourceDir() + "/tests/fixtures/saved_models";
   StatusOr<std::string> text = ReadFileToString(dir + "/manifest.json");
   ASSERT_TRUE(text.ok()) << text.status();
   nlohmann::json manifest = nlohmann::json::parse(*text);
-  int failed = 0, ran = 0;
+  int failed = 0, cases = 0;
   std::string report;
   for (const auto& c : manifest["cases"]) {
     std::string name = c["name"];
     std::string model = c["model"];
     bool shared = StartsWith(model, "shared:");
-    if (shared && !testing::SharedDirAvailable()) continue;
+    if (shared != shared_cases) continue;  // the other test's case
+    ++cases;
     std::string path = shared ? testing::SharedDir() + "/" + model.substr(7) : dir + "/" + model;
     auto fail = [&](const std::string& why) {
       ++failed;
@@ -227,9 +229,13 @@ TEST(SavedModelFixtures, MatchTensorFlow) {
     std::vector<std::pair<std::string, Tensor>> feeds;
     for (const auto& [key, file] : c["feeds"].items()) {
       StatusOr<Tensor> t = ReadNpy(dir + "/" + file.get<std::string>());
-      if (!t.ok()) fail(t.status().ToString());
+      if (!t.ok()) {
+        fail(t.status().ToString());
+        break;
+      }
       feeds.emplace_back(tensor_of(inputs, key), *t);
     }
+    if (feeds.size() != c["feeds"].size()) continue;
     std::vector<std::string> fetches;
     std::vector<std::string> expected_files;
     for (const auto& [key, file] : c["fetches"].items()) {
@@ -242,7 +248,6 @@ TEST(SavedModelFixtures, MatchTensorFlow) {
       fail(s.ToString());
       continue;
     }
-    ++ran;
     for (size_t i = 0; i < fetches.size(); ++i) {
       StatusOr<Tensor> expected = ReadNpy(expected_files[i]);
       std::string diff = expected.ok()
@@ -251,8 +256,15 @@ TEST(SavedModelFixtures, MatchTensorFlow) {
       if (!diff.empty()) fail(StrCat(fetches[i], ": ", diff));
     }
   }
+  EXPECT_EQ(cases, expected_cases);
   EXPECT_EQ(failed, 0) << report;
-  EXPECT_GT(ran, 0);
+}
+
+TEST(SavedModelFixtures, MatchTensorFlow) { RunSavedModelFixtures(/*shared_cases=*/false, 7); }
+
+TEST(SavedModelFixtures, SharedModelsMatchTensorFlow) {
+  GRT_REQUIRE_SHARED_OR_SKIP();
+  RunSavedModelFixtures(/*shared_cases=*/true, 11);
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 #include "formats/tensor_bundle/checkpoint_state.h"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include "formats/tensor_bundle/bundle_test_util.h"
+#include "tests/fixture_util.h"
 
 namespace graphrt {
 namespace {
@@ -72,9 +72,8 @@ TEST(CheckpointStateTest, LatestCheckpointResolvesPaths) {
 }
 
 TEST(CheckpointStateTest, RealCheckpointFiles) {
-  const std::string shared = std::string(GRAPHRT_SHARED_DIR) + "/testdata/real";
-  struct stat st;
-  if (::stat(shared.c_str(), &st) != 0) GTEST_SKIP() << shared << " is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
+  const std::string shared = testing::SharedDir() + "/testdata/real";
   const std::string t2t =
       shared + "/tensorflow__tensor2tensor/tensor2tensor/test_data/transformer_test_ckpt";
   EXPECT_EQ(*LatestCheckpoint(t2t), t2t + "/model.ckpt-1");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/devices/opencl/opencl_stats.h"
+#include "tests/fixture_util.h"
 
 namespace graphrt {
 namespace {
@@ -17,7 +18,7 @@ OpenClContext* AnyContext() {
 
 TEST(OpenClAllocatorTest, FreedBuffersAreReusedAndTheLimitHolds) {
   OpenClContext* ctx = AnyContext();
-  if (ctx == nullptr) GTEST_SKIP() << "no OpenCL device (PoCL) on this machine";
+  GRT_REQUIRE_OR_SKIP(ctx == nullptr ? "no OpenCL device (PoCL) on this machine" : "");
   OpenClAllocator allocator(ctx, "/device:GPU:0", /*limit_bytes=*/1 << 20, /*allow_growth=*/false);
   OpenClStats before = GetOpenClStats();
   {
@@ -45,7 +46,7 @@ TEST(OpenClAllocatorTest, FreedBuffersAreReusedAndTheLimitHolds) {
 
 TEST(OpenClAllocatorTest, AllowGrowthReturnsBuffersPastThePoolCap) {
   OpenClContext* ctx = AnyContext();
-  if (ctx == nullptr) GTEST_SKIP() << "no OpenCL device (PoCL) on this machine";
+  GRT_REQUIRE_OR_SKIP(ctx == nullptr ? "no OpenCL device (PoCL) on this machine" : "");
   const int64_t big = OpenClAllocator::kGrowthPoolBytes;
   for (bool growth : {false, true}) {
     OpenClAllocator allocator(ctx, "/device:GPU:0", int64_t{1} << 30, growth);

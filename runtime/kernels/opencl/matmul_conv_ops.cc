@@ -31,9 +31,15 @@ class GemmRunner {
     size_t lda = trans_a ? m : k, ldb = trans_b ? k : n;
     size_t temp_bytes = 0;
     cl_command_queue* queue = cl->mutable_queue();
-    clblast::StatusCode code = clblast::GemmTempBufferSize<float>(
-        clblast::Layout::kRowMajor, Trans(trans_a), Trans(trans_b), m, n, k, a_offset, lda,
-        b_offset, ldb, 0, n, queue, temp_bytes);
+    clblast::StatusCode code;
+    {
+      // GemmTempBufferSize builds CLBlast's tuning database as Gemm does, which races when two
+      // threads do it at once (ThreadSanitizer, tests/concurrency_test.cc): one lock for both.
+      std::lock_guard<std::mutex> lock(cl->launch_mu());
+      code = clblast::GemmTempBufferSize<float>(clblast::Layout::kRowMajor, Trans(trans_a),
+                                                Trans(trans_b), m, n, k, a_offset, lda, b_offset,
+                                                ldb, 0, n, queue, temp_bytes);
+    }
     if (code != clblast::StatusCode::kSuccess) return ClBlastError(code, "GemmTempBufferSize");
     std::shared_ptr<DeviceBuffer> temp;
     if (temp_bytes > 0) {
