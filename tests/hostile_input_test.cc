@@ -564,6 +564,15 @@ TEST(HostileInputCommand, NpyReproducersGiveOneErrorLine) {
   }
 }
 
+// A dtype enum of 2,000,000,000 once recursed in its name until the stack overflowed.
+TEST(HostileInputCommand, HugeDtypeEnumGivesOneErrorLine) {
+  const std::string graph = Reliability("bigdtype.pbtxt");
+  const std::string says = "attr 'dtype' of node 'x' (Placeholder) holds unknown dtype enum";
+  ExpectOneErrorLine(testing::RunGraphrt("inspect " + graph), "2000000000", says);
+  ExpectOneErrorLine(testing::RunGraphrt(StrCat("run ", graph, " --input x=1 --output x")), graph,
+                     says);
+}
+
 // The issue's own command line: paths relative to the working folder, "../shared/...".
 TEST(HostileInputCommand, RelativeNpyPathIsReadAsAFile) {
   Reliability("emptyshape.npy");

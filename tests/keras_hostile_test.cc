@@ -45,7 +45,7 @@ void ExpectOneErrorLine(const testing::CommandResult& r, const std::string& path
 }
 
 TEST(KerasHostile, FileThatCrashesHdf5IsDataLossWhenIsolated) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   const std::string path = Reliability("h5crash.h5");
   StatusOr<keras::KerasH5File> f = keras::ReadKerasH5FileIsolated(path);
   ASSERT_FALSE(f.ok());
@@ -60,7 +60,7 @@ TEST(KerasHostile, FileThatCrashesHdf5IsDataLossWhenIsolated) {
 }
 
 TEST(KerasHostile, FileThatCrashesHdf5FailsCleanlyInTheCommand) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   const std::string path = Reliability("h5crash.h5");
   testing::CommandResult r = testing::RunGraphrt("inspect " + path);
   ExpectOneErrorLine(r, path);
@@ -89,7 +89,7 @@ TEST(KerasHostile, FileThatCrashesHdf5FailsCleanlyInTheCommand) {
 }
 
 TEST(KerasHostile, DecompressionBombIsRefusedBeforeAllocating) {
-  if (!testing::SharedDirAvailable()) GTEST_SKIP() << "../shared is absent";
+  GRT_REQUIRE_SHARED_OR_SKIP();
   const std::string path = Reliability("bomb1.h5");
   const std::string expected =
       StrCat("' in ", path, ":/dense_0 decompresses to ", int64_t{4} << 30, " bytes from ");
