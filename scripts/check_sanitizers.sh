@@ -19,7 +19,7 @@ fi
 
 # Sanitizer runtime options. halt_on_error: the first report fails the run. LSan suppressions
 # cover third-party leaks only (tests/fuzz/lsan.supp lists each with its reason).
-export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=0:allocator_may_return_null=1"
+export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:report_error_type=1"
 export LSAN_OPTIONS="suppressions=$ROOT/tests/fuzz/lsan.supp:print_suppressions=0"
 
