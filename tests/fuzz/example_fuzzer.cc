@@ -24,9 +24,12 @@ constexpr int kMaxExamples = 4;
 
 DataType DtypeOf(uint8_t spec) {
   switch ((spec >> 2) & 3) {
-    case 1: return ::tensorflow::DT_INT64;
-    case 2: return ::tensorflow::DT_STRING;
-    default: return ::tensorflow::DT_FLOAT;
+    case 1:
+      return ::tensorflow::DT_INT64;
+    case 2:
+      return ::tensorflow::DT_STRING;
+    default:
+      return ::tensorflow::DT_FLOAT;
   }
 }
 

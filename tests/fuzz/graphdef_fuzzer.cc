@@ -19,16 +19,78 @@ namespace {
 // Ops whose outputs are no bigger than their inputs (or than a Const, whose size the input
 // bounds): running a graph of them cannot allocate more than a few times the input's size.
 const std::set<std::string>& RunnableOps() {
-  static const auto* ops = new std::set<std::string>{
-      "Placeholder", "PlaceholderWithDefault", "Const", "Identity", "IdentityN", "NoOp",
-      "StopGradient", "Add", "AddV2", "Sub", "Mul", "Div", "RealDiv", "FloorDiv", "FloorMod",
-      "Maximum", "Minimum", "Neg", "Abs", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "Tanh",
-      "Sigmoid", "Relu", "Relu6", "Elu", "Selu", "Softplus", "Softmax", "LogSoftmax", "BiasAdd",
-      "Cast", "Equal", "Less", "Greater", "LogicalAnd", "LogicalNot", "Select", "Shape", "Size",
-      "Rank", "Squeeze", "ExpandDims", "Reshape", "Transpose", "Sum", "Mean", "Max", "Min",
-      "Prod", "ArgMax", "ArgMin", "Slice", "StridedSlice", "ConcatV2", "Pack", "Unpack", "Split",
-      "MatMul", "BatchMatMulV2", "Conv2D", "MaxPool", "AvgPool", "Pad", "GatherV2",
-      "StringJoin", "Substr", "StringToNumber", "AsString"};
+  static const auto* ops = new std::set<std::string>{"Placeholder",
+                                                     "PlaceholderWithDefault",
+                                                     "Const",
+                                                     "Identity",
+                                                     "IdentityN",
+                                                     "NoOp",
+                                                     "StopGradient",
+                                                     "Add",
+                                                     "AddV2",
+                                                     "Sub",
+                                                     "Mul",
+                                                     "Div",
+                                                     "RealDiv",
+                                                     "FloorDiv",
+                                                     "FloorMod",
+                                                     "Maximum",
+                                                     "Minimum",
+                                                     "Neg",
+                                                     "Abs",
+                                                     "Square",
+                                                     "Sqrt",
+                                                     "Rsqrt",
+                                                     "Exp",
+                                                     "Log",
+                                                     "Tanh",
+                                                     "Sigmoid",
+                                                     "Relu",
+                                                     "Relu6",
+                                                     "Elu",
+                                                     "Selu",
+                                                     "Softplus",
+                                                     "Softmax",
+                                                     "LogSoftmax",
+                                                     "BiasAdd",
+                                                     "Cast",
+                                                     "Equal",
+                                                     "Less",
+                                                     "Greater",
+                                                     "LogicalAnd",
+                                                     "LogicalNot",
+                                                     "Select",
+                                                     "Shape",
+                                                     "Size",
+                                                     "Rank",
+                                                     "Squeeze",
+                                                     "ExpandDims",
+                                                     "Reshape",
+                                                     "Transpose",
+                                                     "Sum",
+                                                     "Mean",
+                                                     "Max",
+                                                     "Min",
+                                                     "Prod",
+                                                     "ArgMax",
+                                                     "ArgMin",
+                                                     "Slice",
+                                                     "StridedSlice",
+                                                     "ConcatV2",
+                                                     "Pack",
+                                                     "Unpack",
+                                                     "Split",
+                                                     "MatMul",
+                                                     "BatchMatMulV2",
+                                                     "Conv2D",
+                                                     "MaxPool",
+                                                     "AvgPool",
+                                                     "Pad",
+                                                     "GatherV2",
+                                                     "StringJoin",
+                                                     "Substr",
+                                                     "StringToNumber",
+                                                     "AsString"};
   return *ops;
 }
 
@@ -67,13 +129,26 @@ bool SmallFeed(const ::tensorflow::NodeDef& node, Tensor* feed) {
   const int64_t n = feed->NumElements();
   for (int64_t i = 0; i < n; ++i) {
     switch (dtype) {
-      case ::tensorflow::DT_FLOAT: feed->data<float>()[i] = static_cast<float>(i) - 1.5f; break;
-      case ::tensorflow::DT_DOUBLE: feed->data<double>()[i] = static_cast<double>(i) - 1.5; break;
-      case ::tensorflow::DT_INT32: feed->data<int32_t>()[i] = static_cast<int32_t>(i % 3); break;
-      case ::tensorflow::DT_INT64: feed->data<int64_t>()[i] = i % 3; break;
-      case ::tensorflow::DT_BOOL: feed->data<bool>()[i] = (i % 2) == 0; break;
-      case ::tensorflow::DT_STRING: feed->data<std::string>()[i] = std::to_string(i); break;
-      default: break;
+      case ::tensorflow::DT_FLOAT:
+        feed->data<float>()[i] = static_cast<float>(i) - 1.5f;
+        break;
+      case ::tensorflow::DT_DOUBLE:
+        feed->data<double>()[i] = static_cast<double>(i) - 1.5;
+        break;
+      case ::tensorflow::DT_INT32:
+        feed->data<int32_t>()[i] = static_cast<int32_t>(i % 3);
+        break;
+      case ::tensorflow::DT_INT64:
+        feed->data<int64_t>()[i] = i % 3;
+        break;
+      case ::tensorflow::DT_BOOL:
+        feed->data<bool>()[i] = (i % 2) == 0;
+        break;
+      case ::tensorflow::DT_STRING:
+        feed->data<std::string>()[i] = std::to_string(i);
+        break;
+      default:
+        break;
     }
   }
   return true;

@@ -22,10 +22,22 @@ namespace {
 
 // Full-model fixtures (tests/fixtures/keras) that between them hold most layer families.
 constexpr const char* kFixtures[] = {
-    "dense",         "small_cnn",    "lstm",           "gru_reset_after",
-    "bidirectional", "embedding",    "multi_input_functional", "nested_models",
-    "resnet_block",  "merge_layers", "time_distributed",       "batchnorm",
-    "conv2d_transpose", "separable_conv2d", "lstm_stateful",   "padding_cropping",
+    "dense",
+    "small_cnn",
+    "lstm",
+    "gru_reset_after",
+    "bidirectional",
+    "embedding",
+    "multi_input_functional",
+    "nested_models",
+    "resnet_block",
+    "merge_layers",
+    "time_distributed",
+    "batchnorm",
+    "conv2d_transpose",
+    "separable_conv2d",
+    "lstm_stateful",
+    "padding_cropping",
 };
 constexpr int kNumFixtures = sizeof(kFixtures) / sizeof(kFixtures[0]);
 
@@ -50,8 +62,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   if (const char* dir = std::getenv("GRAPHRT_FUZZ_WRITE_SEEDS")) {
     for (int i = 0; i < kNumFixtures; ++i) {
       const std::string seed = std::string(1, static_cast<char>(i)) + files[i].model_config;
-      if (!graphrt::WriteStringToFile(std::string(dir) + "/" + kFixtures[i] + ".seed", seed)
-               .ok()) {
+      if (!graphrt::WriteStringToFile(std::string(dir) + "/" + kFixtures[i] + ".seed", seed).ok()) {
         std::abort();
       }
     }

@@ -18,9 +18,8 @@ std::vector<std::unique_ptr<graphrt::BundleReader>>& Readers() {
   static auto* readers = [] {
     auto* r = new std::vector<std::unique_ptr<graphrt::BundleReader>>;
     for (const char* name : {"single", "multi"}) {
-      auto reader = graphrt::BundleReader::Open(graphrt::fuzzing::SourceDir() +
-                                                "/tests/fixtures/checkpoints/written/" + name +
-                                                "/ckpt");
+      auto reader = graphrt::BundleReader::Open(
+          graphrt::fuzzing::SourceDir() + "/tests/fixtures/checkpoints/written/" + name + "/ckpt");
       if (!reader.ok()) std::abort();  // the fixtures are part of the source tree
       r->push_back(std::move(reader.value()));
     }
@@ -51,7 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (plan.value().output_bytes > (64 << 10) || plan.value().output_shards > 16) continue;
     fuzzing::TempDir dir;
     if (!dir.ok()) continue;
-    migrate::RunMigration(reader.get(), plan.value(), dir.path() + "/out", migrate::MigrationOptions())
+    migrate::RunMigration(reader.get(), plan.value(), dir.path() + "/out",
+                          migrate::MigrationOptions())
         .status()
         .IgnoreError();
   }

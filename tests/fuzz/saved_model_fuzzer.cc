@@ -33,8 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   SavedModelBundle bundle;
-  Status s = LoadSavedModel(fuzzing::FuzzSessionOptions(), RunOptions(), dir.path(), {"serve"},
-                            &bundle);
+  Status s =
+      LoadSavedModel(fuzzing::FuzzSessionOptions(), RunOptions(), dir.path(), {"serve"}, &bundle);
   if (s.ok()) {
     for (const auto& [key, signature] : bundle.meta_graph_def.signature_def()) {
       bundle.GetSignature(key).status().IgnoreError();
