@@ -12,7 +12,6 @@
 #include <cstring>
 #include <map>
 #include <random>
-#include <regex>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -32,8 +31,7 @@ namespace {
 using ::tensorflow::BundleEntryProto;
 
 struct Pattern {
-  std::string text;
-  std::regex re;
+  RulePattern re;
   int hits = 0;
 };
 
@@ -41,11 +39,8 @@ StatusOr<std::vector<Pattern>> CompilePatterns(const std::vector<std::string>& p
                                                const std::string& flag) {
   std::vector<Pattern> out;
   for (const std::string& p : patterns) {
-    try {
-      out.push_back({p, std::regex(p, std::regex::ECMAScript), 0});
-    } catch (const std::regex_error& e) {
-      return InvalidArgument(flag, ": bad regular expression '", p, "': ", e.what());
-    }
+    GRT_ASSIGN_OR_RETURN(RulePattern re, RulePattern::Compile(p, flag));
+    out.push_back({std::move(re), 0});
   }
   return out;
 }
@@ -186,14 +181,14 @@ static StatusOr<MigrationPlan> PlanMigrationUnguarded(BundleReader* reader,
       drop_reason = StrCat("replaced by its EMA shadow ", shadow_of[key]);
     }
     for (Pattern& p : drop) {
-      if (!std::regex_search(key, p.re)) continue;
+      if (!p.re.Search(key)) continue;
       ++p.hits;
-      if (drop_reason.empty()) drop_reason = StrCat("--drop ", p.text);
+      if (drop_reason.empty()) drop_reason = StrCat("--drop ", p.re.pattern());
     }
     if (!keep.empty()) {
       bool kept = false;
       for (Pattern& p : keep) {
-        if (!std::regex_search(key, p.re)) continue;
+        if (!p.re.Search(key)) continue;
         ++p.hits;
         kept = true;
       }
@@ -282,10 +277,10 @@ static StatusOr<MigrationPlan> PlanMigrationUnguarded(BundleReader* reader,
 
   for (const std::string& rule : renamer.UnusedRules()) plan.warnings.push_back(rule);
   for (const Pattern& p : keep) {
-    if (p.hits == 0) plan.warnings.push_back(StrCat("--keep ", p.text));
+    if (p.hits == 0) plan.warnings.push_back(StrCat("--keep ", p.re.pattern()));
   }
   for (const Pattern& p : drop) {
-    if (p.hits == 0) plan.warnings.push_back(StrCat("--drop ", p.text));
+    if (p.hits == 0) plan.warnings.push_back(StrCat("--drop ", p.re.pattern()));
   }
   for (size_t i = 0; i < rules.casts.size(); ++i) {
     if (cast_hits[i] == 0) {

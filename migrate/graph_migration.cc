@@ -2,7 +2,6 @@
 
 #include <deque>
 #include <map>
-#include <regex>
 #include <set>
 
 #include "function.pb.h"
@@ -14,6 +13,21 @@ namespace graphrt {
 namespace migrate {
 
 namespace {
+
+// "BASE/part_N" (a partitioned variable's N-th part, N a decimal index) -> BASE and N.
+bool SplitPartKey(const std::string& key, std::string* base, int* part) {
+  const size_t at = key.rfind("/part_");
+  if (at == std::string::npos || at == 0) return false;
+  const std::string digits = key.substr(at + 6);
+  long long n;
+  if (digits.empty() || digits.size() > 9 ||
+      digits.find_first_not_of("0123456789") != std::string::npos || !ParseInt64(digits, &n)) {
+    return false;
+  }
+  *base = key.substr(0, at);
+  *part = static_cast<int>(n);
+  return true;
+}
 
 using ::tensorflow::AttrValue;
 using ::tensorflow::NodeDef;
@@ -637,15 +651,12 @@ static Status FreezeGraphUnguarded(BundleReader* checkpoint,
       rows[node.name()] = it->second.shape().dim(0).size();
     }
   }
-  static const std::regex kPart("^(.*)/part_([0-9]+)$");
-
   // The checkpoint value of variable node `node` stored as `key`.
   auto value_of = [&](const NodeDef& node, const std::string& key) -> StatusOr<Tensor> {
     if (checkpoint->Contains(key)) return checkpoint->Read(key);
-    std::smatch m;
-    if (std::regex_match(key, m, kPart) && checkpoint->Contains(m[1].str())) {
-      const std::string base = m[1].str();
-      const int part = std::atoi(m[2].str().c_str());
+    std::string base;
+    int part = 0;
+    if (SplitPartKey(key, &base, &part) && checkpoint->Contains(base)) {
       int64_t offset = 0;
       for (int j = 0; j < part; ++j) {
         auto it = rows.find(StrCat(base, "/part_", j));
@@ -765,7 +776,6 @@ Status AddRestoreSubgraph(GraphDef* graph, ::tensorflow::SaverDef* saver) {
   };
   std::vector<Variable> variables;
   std::map<std::string, std::map<int, int64_t>> part_rows;  // base -> part -> rows
-  static const std::regex kPart("^(.*)/part_([0-9]+)$");
   for (const NodeDef& node : graph->node()) {
     if (StartsWith(node.name(), "save/")) {
       return InvalidArgument("the graph already has a node '", node.name(), "' under save/");
@@ -784,9 +794,10 @@ Status AddRestoreSubgraph(GraphDef* graph, ::tensorflow::SaverDef* saver) {
     }
     variables.push_back(
         {node.name(), key, node.op(), TypeAttr(node, "dtype"), shape->second.shape()});
-    std::smatch m;
-    if (std::regex_match(key, m, kPart) && shape->second.shape().dim_size() > 0) {
-      part_rows[m[1].str()][std::atoi(m[2].str().c_str())] = shape->second.shape().dim(0).size();
+    std::string base;
+    int part = 0;
+    if (SplitPartKey(key, &base, &part) && shape->second.shape().dim_size() > 0) {
+      part_rows[base][part] = shape->second.shape().dim(0).size();
     }
   }
   Tensor names(::tensorflow::DT_STRING, TensorShape({static_cast<int64_t>(variables.size())}));
@@ -795,20 +806,20 @@ Status AddRestoreSubgraph(GraphDef* graph, ::tensorflow::SaverDef* saver) {
   for (size_t i = 0; i < variables.size(); ++i) {
     const Variable& v = variables[i];
     std::string key = v.key, spec;
-    std::smatch m;
-    if (std::regex_match(v.key, m, kPart) && part_rows.count(m[1].str()) != 0) {
+    std::string base;
+    int part = 0;
+    if (SplitPartKey(v.key, &base, &part) && part_rows.count(base) != 0) {
       // A slice of the full tensor: "full_shape start,length:0,d1:...".
-      const auto& rows = part_rows[m[1].str()];
-      const int part = std::atoi(m[2].str().c_str());
+      const auto& rows = part_rows[base];
       int64_t offset = 0, total = 0;
       for (const auto& [k, n] : rows) {
         if (k < part) offset += n;
         total += n;
       }
       if (static_cast<int>(rows.size()) != rows.rbegin()->first + 1) {
-        return InvalidArgument("partitioned variable '", m[1].str(), "' is missing parts");
+        return InvalidArgument("partitioned variable '", base, "' is missing parts");
       }
-      key = m[1].str();
+      key = base;
       std::vector<std::string> full = {StrCat(total)};
       std::vector<std::string> extents = {StrCat(offset, ",", v.shape.dim(0).size())};
       for (int d = 1; d < v.shape.dim_size(); ++d) {

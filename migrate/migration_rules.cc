@@ -205,14 +205,14 @@ static Status ParseRulesJsonUnguarded(const std::string& text, const std::string
 }
 
 bool IsOptimizerSlot(const std::string& name) {
-  static const std::regex kSlot(
-      "(^|/)(beta1_power|beta2_power)(_[0-9]+)?$"
-      "|/(Adam|Adam_[0-9]+|adam_m|adam_v|Momentum|RMSProp|RMSProp_[0-9]+|Adagrad|AdagradDA|"
-      "Adadelta|Adadelta_[0-9]+|Ftrl|Ftrl_[0-9]+|lamb_m|lamb_v|LAMB|LAMB_[0-9]+|"
-      "Adam/m|Adam/v|Adafactor|Adafactor_[0-9]+)$"
-      "|_slot_(v|vc|vr|m)$",
-      std::regex::ECMAScript | std::regex::optimize);
-  return std::regex_search(name, kSlot);
+  static const RulePattern* const kSlot = new RulePattern(
+      *RulePattern::Compile("(^|/)(beta1_power|beta2_power)(_[0-9]+)?$"
+                            "|/(Adam|Adam_[0-9]+|adam_m|adam_v|Momentum|RMSProp|RMSProp_[0-9]+|"
+                            "Adagrad|AdagradDA|Adadelta|Adadelta_[0-9]+|Ftrl|Ftrl_[0-9]+|lamb_m|"
+                            "lamb_v|LAMB|LAMB_[0-9]+|Adam/m|Adam/v|Adafactor|Adafactor_[0-9]+)$"
+                            "|_slot_(v|vc|vr|m)$",
+                            "optimizer slots"));
+  return kSlot->Search(name);
 }
 
 bool IsGlobalStep(const std::string& name) {
@@ -231,11 +231,9 @@ StatusOr<Renamer> Renamer::Create(const MigrationRules& rules) {
   r.prefixes_ = rules.renames;
   r.assignment_map_ = rules.assignment_map;
   for (const auto& [pattern, replacement] : rules.regex_renames) {
-    try {
-      r.regexes_.push_back({pattern, replacement, std::regex(pattern, std::regex::ECMAScript)});
-    } catch (const std::regex_error& e) {
-      return InvalidArgument("--rename-regex: bad regular expression '", pattern, "': ", e.what());
-    }
+    GRT_ASSIGN_OR_RETURN(RulePattern compiled, RulePattern::CompileWithReplacement(
+                                                   pattern, replacement, "--rename-regex"));
+    r.regexes_.push_back({replacement, std::move(compiled)});
   }
   r.prefix_hits_.assign(r.prefixes_.size(), 0);
   r.assignment_hits_.assign(r.assignment_map_.size(), 0);
@@ -283,9 +281,9 @@ std::string Renamer::Rename(const std::string& original) {
     }
   }
   for (size_t i = 0; i < regexes_.size(); ++i) {
-    if (std::regex_search(name, regexes_[i].re)) {
+    if (regexes_[i].pattern.Search(name)) {
       ++regex_hits_[i];
-      name = std::regex_replace(name, regexes_[i].re, regexes_[i].replacement);
+      name = regexes_[i].pattern.ReplaceAll(name);
     }
   }
   return name;
@@ -307,7 +305,7 @@ std::vector<std::string> Renamer::UnusedRules() const {
   for (size_t i = 0; i < regexes_.size(); ++i) {
     if (regex_hits_[i] == 0) {
       unused.push_back(
-          StrCat("--rename-regex ", regexes_[i].pattern, "=", regexes_[i].replacement));
+          StrCat("--rename-regex ", regexes_[i].pattern.pattern(), "=", regexes_[i].replacement));
     }
   }
   return unused;

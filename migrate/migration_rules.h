@@ -12,11 +12,11 @@
 #define GRAPHRT_MIGRATE_MIGRATION_RULES_H_
 
 #include <map>
-#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "migrate/rule_pattern.h"
 #include "runtime/core/status.h"
 #include "runtime/core/types.h"
 
@@ -80,8 +80,8 @@ class Renamer {
  private:
   Renamer() = default;
   struct Regex {
-    std::string pattern, replacement;
-    std::regex re;
+    std::string replacement;  // as given, for UnusedRules
+    RulePattern pattern;
   };
   std::vector<std::pair<std::string, std::string>> prefixes_;
   std::vector<std::pair<std::string, std::string>> assignment_map_;
