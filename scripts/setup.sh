@@ -15,6 +15,7 @@ packages=(
   nlohmann-json3-dev                  # fixture manifests, --json output, Keras model_config
   libsnappy-dev                       # snappy-compressed checkpoint blocks
   libre2-dev                          # regex string ops: TensorFlow's regexes are RE2 syntax
+  clang libclang-rt-14-dev llvm       # sanitizer and libFuzzer builds (scripts/check_*.sh)
 )
 missing=()
 for p in "${packages[@]}"; do
