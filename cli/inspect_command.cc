@@ -68,7 +68,10 @@ int InspectGraphDef(const std::string& path, bool json) {
   Status st = ReadGraphDef(path, &graph);
   if (!st.ok()) return ReportError(st);
   StatusOr<GraphSummary> s = Summarize(graph);
-  if (!s.ok()) return ReportError(s.status());
+  if (!s.ok()) {
+    Status error = s.status();
+    return ReportError(error.Prepend(path));
+  }
   if (json) {
     std::vector<std::string> ops, phs, sinks, devices;
     for (const auto& [op, n] : s->op_histogram) ops.push_back(StrCat(JsonString(op), ": ", n));
