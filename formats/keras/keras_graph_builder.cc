@@ -121,6 +121,19 @@ std::vector<int64_t> GetInts(const Json& config, const char* key, int n, int64_t
   return out;
 }
 
+// Window sizes, strides, dilations and repeat factors: each from 1 to 2^20, so that shape
+// arithmetic neither divides by zero nor overflows.
+std::vector<int64_t> GetWindow(const Json& config, const char* key, int n, int64_t fallback) {
+  constexpr int64_t kMaxWindow = int64_t{1} << 20;
+  std::vector<int64_t> values = GetInts(config, key, n, fallback);
+  for (int64_t v : values) {
+    if (v < 1 || v > kMaxWindow) {
+      throw ConfigError(StrCat("'", key, "' holds ", v, ": each must be from 1 to ", kMaxWindow));
+    }
+  }
+  return values;
+}
+
 // A key of a JSON object, or an error naming the layer and the key.
 StatusOr<const Json*> Member(const Json& object, const char* key, const std::string& layer) {
   if (!object.is_object()) {
@@ -810,6 +823,11 @@ Status Builder::BuildModel(const Json& model, const std::string& scope,
   };
   auto make_input = [&](const std::string& name, Shape batch_shape,
                         const std::string& dtype_name) -> StatusOr<Value> {
+    for (int64_t d : batch_shape) {
+      if (d < -1 || d > std::numeric_limits<int32_t>::max()) {
+        return InvalidArgument("input layer '", name, "' has a dimension of ", d);
+      }
+    }
     DataType dtype = kFloat;
     if (!DataTypeFromString(dtype_name, &dtype)) {
       return Unimplemented("input layer '", name, "' has dtype ", dtype_name);
@@ -1360,9 +1378,9 @@ Status Builder::Conv(LayerCall& c, std::vector<Value>* out) {
   if (x.rank() != n + 2) {
     return InvalidArgument("input of rank ", x.rank(), ", expected ", n + 2);
   }
-  std::vector<int64_t> ks = GetInts(cfg, "kernel_size", n, 1);
-  std::vector<int64_t> st = GetInts(cfg, "strides", n, 1);
-  std::vector<int64_t> dl = GetInts(cfg, "dilation_rate", n, 1);
+  std::vector<int64_t> ks = GetWindow(cfg, "kernel_size", n, 1);
+  std::vector<int64_t> st = GetWindow(cfg, "strides", n, 1);
+  std::vector<int64_t> dl = GetWindow(cfg, "dilation_rate", n, 1);
   std::string padding = Get<std::string>(cfg, "padding", "valid");
   int64_t groups = Get<int64_t>(cfg, "groups", 1);
   if (groups != 1) return Unimplemented("grouped convolution (groups=", groups, ")");
@@ -1471,9 +1489,9 @@ Status Builder::Conv(LayerCall& c, std::vector<Value>* out) {
 StatusOr<std::string> Builder::ConvTranspose(LayerCall& c, const Value& x, int64_t* out_ch,
                                              Shape* out_shape) {
   const Json& cfg = *c.config;
-  std::vector<int64_t> ks = GetInts(cfg, "kernel_size", 2, 1);
-  std::vector<int64_t> st = GetInts(cfg, "strides", 2, 1);
-  std::vector<int64_t> dl = GetInts(cfg, "dilation_rate", 2, 1);
+  std::vector<int64_t> ks = GetWindow(cfg, "kernel_size", 2, 1);
+  std::vector<int64_t> st = GetWindow(cfg, "strides", 2, 1);
+  std::vector<int64_t> dl = GetWindow(cfg, "dilation_rate", 2, 1);
   std::string padding = Get<std::string>(cfg, "padding", "valid");
   if (dl[0] != 1 || dl[1] != 1) return Unimplemented("Conv2DTranspose with dilation");
   bool has_output_padding = cfg.contains("output_padding") && !cfg["output_padding"].is_null();
@@ -1579,9 +1597,10 @@ Status Builder::Pooling(LayerCall& c, std::vector<Value>* out) {
   int n = one_d ? 1 : 2;
   if (x.rank() != n + 2) return InvalidArgument("input of rank ", x.rank(), ", expected ", n + 2);
   std::vector<int64_t> pool =
-      one_d ? GetInts(cfg, "pool_size", 1, 2) : GetInts(cfg, "pool_size", 2, 2);
-  std::vector<int64_t> st = GetInts(cfg, "strides", n, -1);
-  if (st[0] < 0) st = pool;
+      one_d ? GetWindow(cfg, "pool_size", 1, 2) : GetWindow(cfg, "pool_size", 2, 2);
+  auto strides = cfg.find("strides");  // None: the pool size
+  std::vector<int64_t> st =
+      strides == cfg.end() || strides->is_null() ? pool : GetWindow(cfg, "strides", n, 1);
   std::string padding = Get<std::string>(cfg, "padding", "valid");
   std::string input = x.tensor;
   if (one_d) input = emit_.ExpandDims(c.scope + "/ExpandDims", input, 1);
@@ -1711,7 +1730,7 @@ Status Builder::UpSampling(LayerCall& c, std::vector<Value>* out) {
     out->push_back(Value{y, {x.shape[0], len, x.shape[2]}});
     return Status::OK();
   }
-  std::vector<int64_t> size = GetInts(*c.config, "size", 2, 2);
+  std::vector<int64_t> size = GetWindow(*c.config, "size", 2, 2);
   std::string interpolation = Get<std::string>(*c.config, "interpolation", "nearest");
   if (x.shape[1] < 0 || x.shape[2] < 0) return Unimplemented("UpSampling2D of unknown size");
   int32_t h = static_cast<int32_t>(x.shape[1] * size[0]);
