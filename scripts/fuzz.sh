@@ -53,6 +53,26 @@ if [ ! -d "$SEEDS" ] || [ tests/fuzz/make_seeds.sh -nt "$SEEDS" ]; then
   tests/fuzz/make_seeds.sh "$BUILD" "$SEEDS" >/dev/null || exit 1
 fi
 
+# The committed corpus stays small: of the old corpus and the new inputs, the smallest up to
+# CORPUS_BYTES (512 KiB) per target, then only those that add coverage (-merge=1 takes them
+# smallest first).
+CORPUS_BYTES=${CORPUS_BYTES:-524288}
+merge_small() {  # merge_small BIN CORPUS NEW LOG
+  local bin=$1 corpus=$2 new=$3 log=$4 pool total=0 f size
+  pool=$(mktemp -d) || return 1
+  cp "$corpus"/* "$new"/ 2>/dev/null
+  while read -r size f; do
+    [ $((total + size)) -gt "$CORPUS_BYTES" ] && break
+    total=$((total + size))
+    cp "$f" "$pool"/
+  done < <(find "$new" -type f -printf '%s %p\n' | sort -n)
+  rm -rf "$corpus" && mkdir -p "$corpus"
+  "$bin" "${LIMITS[@]}" -merge=1 "$corpus" "$pool" >>"$log" 2>&1
+  local rc=$?
+  rm -rf "$pool"
+  return $rc
+}
+
 status=0
 declare -a report
 for t in "${TARGETS[@]}"; do
@@ -85,8 +105,8 @@ for t in "${TARGETS[@]}"; do
     cov=$(grep -oE '^#[0-9]+.*cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+')
     what="${execs:-?} execs, ${cov:-no coverage line}"
     if [ $MERGE = 1 ] && [ $rc = 0 ]; then
-      "$bin" "${LIMITS[@]}" -merge=1 "$corpus" "$scratch" >>"$log" 2>&1 || rc=$?
-      what="$what, corpus now $(ls "$corpus" | wc -l) files"
+      merge_small "$bin" "$corpus" "$scratch" "$log" || rc=$?
+      what="$what, corpus now $(ls "$corpus" | wc -l) files, $(cat "$corpus"/* | wc -c) bytes"
     fi
   fi
   end=$(date +%s)
