@@ -140,6 +140,15 @@ std::string Check(const Mlp& mlp, int t, const std::vector<int>& fetch_indices,
   return "";
 }
 
+// One Run of thread t's row fetching `set` (indices into mlp.fetches), checked as Check does.
+std::string RunAndCheck(Session* session, const Mlp& mlp, int t, const std::vector<int>& set) {
+  std::vector<std::string> fetches;
+  for (int f : set) fetches.push_back(mlp.fetches[f]);
+  std::vector<Tensor> out;
+  Status s = session->Run({{mlp.input, mlp.inputs[t]}}, fetches, {}, &out);
+  return s.ok() ? Check(mlp, t, set, out) : s.ToString();
+}
+
 TEST(ConcurrencyTest, RunFromEightThreadsOnOneSession) {
   Mlp mlp;
   ASSERT_NO_FATAL_FAILURE(LoadMlp(&mlp));
@@ -148,10 +157,8 @@ TEST(ConcurrencyTest, RunFromEightThreadsOnOneSession) {
   constexpr int kRuns = 1000;
   std::atomic<int> runs{0};
   auto [failures, first] = RunThreads(kThreads, kRuns, [&](int t, int) -> std::string {
-    std::vector<Tensor> out;
-    Status s = session->Run({{mlp.input, mlp.inputs[t]}}, mlp.fetches, {}, &out);
     ++runs;
-    return s.ok() ? Check(mlp, t, {0, 1}, out) : s.ToString();
+    return RunAndCheck(session.get(), mlp, t, {0, 1});
   });
   EXPECT_EQ(failures, 0) << first;
   EXPECT_EQ(runs.load(), kThreads * kRuns);
@@ -221,13 +228,8 @@ TEST(ConcurrencyTest, DifferentFetchSetsShareThePlanCache) {
   constexpr int kRuns = 300;
   std::atomic<int> runs{0};
   auto [failures, first] = RunThreads(kThreads, kRuns, [&](int t, int i) -> std::string {
-    const std::vector<int>& set = fetch_sets[(t + i) % fetch_sets.size()];
-    std::vector<std::string> fetches;
-    for (int f : set) fetches.push_back(mlp.fetches[f]);
-    std::vector<Tensor> out;
-    Status s = session->Run({{mlp.input, mlp.inputs[t]}}, fetches, {}, &out);
     ++runs;
-    return s.ok() ? Check(mlp, t, set, out) : s.ToString();
+    return RunAndCheck(session.get(), mlp, t, fetch_sets[(t + i) % fetch_sets.size()]);
   });
   EXPECT_EQ(failures, 0) << first;
   EXPECT_EQ(runs.load(), kThreads * kRuns);
@@ -248,13 +250,8 @@ TEST(ConcurrencyTest, OpenClDeviceFromSeveralThreads) {
   constexpr int kGpuThreads = 4, kRuns = 50;
   std::atomic<int> runs{0};
   auto [failures, first] = RunThreads(kGpuThreads, kRuns, [&](int t, int i) -> std::string {
-    const std::vector<int> set = i % 2 ? std::vector<int>{0, 1} : std::vector<int>{1};
-    std::vector<std::string> fetches;
-    for (int f : set) fetches.push_back(mlp.fetches[f]);
-    std::vector<Tensor> out;
-    Status s = session->Run({{mlp.input, mlp.inputs[t]}}, fetches, {}, &out);
     ++runs;
-    return s.ok() ? Check(mlp, t, set, out) : s.ToString();
+    return RunAndCheck(session.get(), mlp, t, i % 2 ? std::vector<int>{0, 1} : std::vector<int>{1});
   });
   EXPECT_EQ(failures, 0) << first;
   EXPECT_EQ(runs.load(), kGpuThreads * kRuns);
