@@ -38,6 +38,15 @@ std::string MissingSharedData() {
   return StrCat(SharedDir(), "/testdata/real is absent (the shared test data)");
 }
 
+std::string ReliabilityInput(const std::string& name) {
+  return SharedDir() + "/reliability/" + name;
+}
+
+std::string MissingReliabilityInputs() {
+  if (IsDirectory(SharedDir() + "/reliability")) return "";
+  return StrCat(SharedDir(), "/reliability is absent (the fuzz reproducers)");
+}
+
 StatusOr<std::vector<FixtureCase>> LoadManifest(const std::string& dir) {
   GRT_ASSIGN_OR_RETURN(std::string text, ReadFileToString(dir + "/manifest.json"));
   nlohmann::json manifest = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);

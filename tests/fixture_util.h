@@ -40,6 +40,10 @@ bool InCi();
 
 // "" when ../shared/testdata/real is present, else a message naming the missing path.
 std::string MissingSharedData();
+// A fuzz reproducer in ../shared/reliability, and "" when that folder is present, else a message
+// naming it (for GRT_REQUIRE_OR_SKIP).
+std::string ReliabilityInput(const std::string& name);
+std::string MissingReliabilityInputs();
 
 // Skips the test when `missing` (a message naming what is missing; "" when nothing is) is not
 // empty, or fails it under CI. For data or devices that a test needs; a test that is skipped by

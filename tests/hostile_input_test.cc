@@ -533,12 +533,6 @@ TEST(HostileInput, TextParsersNeverThrow) {
 
 // ---- the command, on the .npy reproducers in ../shared/reliability ----
 
-std::string Reliability(const std::string& name) {
-  std::string path = testing::SharedDir() + "/reliability/" + name;
-  EXPECT_TRUE(FileExists(path)) << "missing shared reproducer " << path;
-  return path;
-}
-
 void ExpectOneErrorLine(const testing::CommandResult& r, const std::string& names,
                         const std::string& says) {
   EXPECT_EQ(r.exit_code, 2) << r.out;
@@ -549,7 +543,8 @@ void ExpectOneErrorLine(const testing::CommandResult& r, const std::string& name
 }
 
 TEST(HostileInputCommand, NpyReproducersGiveOneErrorLine) {
-  const std::string graph = Reliability("ph.pbtxt");
+  GRT_REQUIRE_OR_SKIP(testing::MissingReliabilityInputs());
+  const std::string graph = testing::ReliabilityInput("ph.pbtxt");
   struct Case {
     std::string file;
     std::string says;
@@ -557,7 +552,7 @@ TEST(HostileInputCommand, NpyReproducersGiveOneErrorLine) {
   for (const Case& c :
        {Case{"emptyshape.npy", "bad shape"}, Case{"overflow.npy", "too many elements"},
         Case{"huge.npy", "more bytes than int64"}}) {
-    std::string npy = Reliability(c.file);
+    std::string npy = testing::ReliabilityInput(c.file);
     testing::CommandResult r =
         testing::RunGraphrt(StrCat("run ", graph, " --input x=", npy, " --output y"));
     ExpectOneErrorLine(r, npy, c.says);
@@ -566,7 +561,8 @@ TEST(HostileInputCommand, NpyReproducersGiveOneErrorLine) {
 
 // A dtype enum of 2,000,000,000 once recursed in its name until the stack overflowed.
 TEST(HostileInputCommand, HugeDtypeEnumGivesOneErrorLine) {
-  const std::string graph = Reliability("bigdtype.pbtxt");
+  GRT_REQUIRE_OR_SKIP(testing::MissingReliabilityInputs());
+  const std::string graph = testing::ReliabilityInput("bigdtype.pbtxt");
   const std::string says = "attr 'dtype' of node 'x' (Placeholder) holds unknown dtype enum";
   ExpectOneErrorLine(testing::RunGraphrt("inspect " + graph), graph, says);
   ExpectOneErrorLine(testing::RunGraphrt(StrCat("run ", graph, " --input x=1 --output x")), graph,
@@ -575,7 +571,7 @@ TEST(HostileInputCommand, HugeDtypeEnumGivesOneErrorLine) {
 
 // The issue's own command line: paths relative to the working folder, "../shared/...".
 TEST(HostileInputCommand, RelativeNpyPathIsReadAsAFile) {
-  Reliability("emptyshape.npy");
+  GRT_REQUIRE_OR_SKIP(testing::MissingReliabilityInputs());
   testing::CommandResult r = testing::RunGraphrt(
       "run ../shared/reliability/ph.pbtxt --input x=../shared/reliability/emptyshape.npy "
       "--output y",
@@ -584,7 +580,8 @@ TEST(HostileInputCommand, RelativeNpyPathIsReadAsAFile) {
 }
 
 TEST(HostileInputCommand, DeeplyNestedInlineValue) {
-  const std::string graph = Reliability("ph.pbtxt");
+  GRT_REQUIRE_OR_SKIP(testing::MissingReliabilityInputs());
+  const std::string graph = testing::ReliabilityInput("ph.pbtxt");
   const std::string value = std::string(50000, '[') + std::string(50000, ']');
   testing::CommandResult r =
       testing::RunGraphrt(StrCat("run ", graph, " --input 'x=", value, "' --output y"));
@@ -592,7 +589,8 @@ TEST(HostileInputCommand, DeeplyNestedInlineValue) {
 }
 
 TEST(HostileInputCommand, MaxTensorBytesFromTheEnvironment) {
-  const std::string graph = Reliability("ph.pbtxt");
+  GRT_REQUIRE_OR_SKIP(testing::MissingReliabilityInputs());
+  const std::string graph = testing::ReliabilityInput("ph.pbtxt");
   const std::string npy = ::testing::TempDir() + "/sixteen_floats.npy";
   ASSERT_TRUE(WriteNpy(npy, Tensor::Vector<float>(std::vector<float>(16, 1.0f))).ok());
   testing::CommandResult capped = testing::RunGraphrt(

@@ -26,9 +26,6 @@ const char* Crashed() {
              : "the HDF5 library crashed (signal 11, ";
 }
 
-std::string Reliability(const std::string& name) {
-  return testing::SharedDir() + "/reliability/" + name;
-}
 std::string KerasDir() { return testing::SourceDir() + "/tests/fixtures/keras"; }
 
 bool Contains(const std::string& text, const std::string& part) {
@@ -45,8 +42,8 @@ void ExpectOneErrorLine(const testing::CommandResult& r, const std::string& path
 }
 
 TEST(KerasHostile, FileThatCrashesHdf5IsDataLossWhenIsolated) {
-  GRT_REQUIRE_SHARED_OR_SKIP();
-  const std::string path = Reliability("h5crash.h5");
+  GRT_REQUIRE_OR_SKIP(testing::MissingReliabilityInputs());
+  const std::string path = testing::ReliabilityInput("h5crash.h5");
   StatusOr<keras::KerasH5File> f = keras::ReadKerasH5FileIsolated(path);
   ASSERT_FALSE(f.ok());
   EXPECT_EQ(f.status().code(), Code::kDataLoss);
@@ -60,8 +57,8 @@ TEST(KerasHostile, FileThatCrashesHdf5IsDataLossWhenIsolated) {
 }
 
 TEST(KerasHostile, FileThatCrashesHdf5FailsCleanlyInTheCommand) {
-  GRT_REQUIRE_SHARED_OR_SKIP();
-  const std::string path = Reliability("h5crash.h5");
+  GRT_REQUIRE_OR_SKIP(testing::MissingReliabilityInputs());
+  const std::string path = testing::ReliabilityInput("h5crash.h5");
   testing::CommandResult r = testing::RunGraphrt("inspect " + path);
   ExpectOneErrorLine(r, path);
   EXPECT_TRUE(Contains(r.out, path + ": the HDF5 ")) << r.out;
@@ -89,8 +86,8 @@ TEST(KerasHostile, FileThatCrashesHdf5FailsCleanlyInTheCommand) {
 }
 
 TEST(KerasHostile, DecompressionBombIsRefusedBeforeAllocating) {
-  GRT_REQUIRE_SHARED_OR_SKIP();
-  const std::string path = Reliability("bomb1.h5");
+  GRT_REQUIRE_OR_SKIP(testing::MissingReliabilityInputs());
+  const std::string path = testing::ReliabilityInput("bomb1.h5");
   const std::string expected =
       StrCat("' in ", path, ":/dense_0 decompresses to ", int64_t{4} << 30, " bytes from ");
   // In-process: the checks alone stop it.
@@ -122,7 +119,7 @@ TEST(KerasHostile, DecompressionBombIsRefusedBeforeAllocating) {
 #endif
   testing::CommandResult r =
       testing::RunShell(StrCat(limit, GRAPHRT_CLI_BINARY, " inspect ", path, " --keras-config ",
-                               Reliability("cfg.json"), " 2>&1"));
+                               testing::ReliabilityInput("cfg.json"), " 2>&1"));
   ExpectOneErrorLine(r, path);
   EXPECT_TRUE(Contains(r.out, expected)) << r.out;
 }
