@@ -24,6 +24,10 @@ int ReportError(const Status& status) {
   return ReportError(StrCat(CodeName(status.code()), ": ", status.message()));
 }
 
+std::string KerasUnavailable(const std::string& path) {
+  return StrCat(path, ": this graphrt was built without Keras HDF5 support (GRAPHRT_WITH_HDF5=OFF)");
+}
+
 void AddSessionFlags(po::options_description* desc) {
   desc->add_options()("config", po::value<std::string>(),
                       "a text tensorflow.ConfigProto (FILE.pbtxt)")(

@@ -24,6 +24,9 @@ inline constexpr int kExitError = 2;
 int ReportError(const std::string& message);
 int ReportError(const Status& status);
 
+// The error for a Keras file given to a graphrt built without HDF5 (GRAPHRT_WITH_HDF5=OFF).
+std::string KerasUnavailable(const std::string& path);
+
 // --config, --device-count, --soft-placement, --log-placement[=FILE], --intra-threads,
 // --inter-threads.
 void AddSessionFlags(boost::program_options::options_description* desc);

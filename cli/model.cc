@@ -5,11 +5,14 @@
 #include <unordered_set>
 
 #include "formats/file_util.h"
+#include "graphrt_build_config.h"
 #include "formats/graph_def.h"
 #include "formats/saved_model.h"
 #include "runtime/core/attr_util.h"
 #include "runtime/core/str_util.h"
+#if GRAPHRT_WITH_HDF5
 #include "runtime/session/keras_model.h"
+#endif
 #include "runtime/session/saved_model.h"
 
 namespace graphrt {
@@ -123,6 +126,7 @@ StatusOr<LoadedModel> LoadModel(const std::string& path, const SessionOptions& o
       return model;
     }
     case ModelKind::kKeras: {
+#if GRAPHRT_WITH_HDF5
       KerasModelOptions keras_options;
       keras_options.session = options;
       keras_options.config_path = flags.keras_config;
@@ -146,6 +150,9 @@ StatusOr<LoadedModel> LoadModel(const std::string& path, const SessionOptions& o
       GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> ir, Graph::FromGraphDef(model.graph));
       model.ir = std::move(ir);
       return model;
+#else
+      return Unimplemented(KerasUnavailable(path));
+#endif
     }
     case ModelKind::kCheckpoint:
       return InvalidArgument("a checkpoint holds no graph to run: ", path);

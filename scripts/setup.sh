@@ -16,6 +16,7 @@ packages=(
   libsnappy-dev                       # snappy-compressed checkpoint blocks
   libre2-dev                          # regex string ops: TensorFlow's regexes are RE2 syntax
   clang libclang-rt-14-dev llvm       # sanitizer and libFuzzer builds (scripts/check_*.sh)
+  ccache                              # rebuilds after a pull, and the CPU-only build, from cache
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -33,6 +34,7 @@ fi
 jobs=$(nproc 2>/dev/null || echo 2)
 launcher=()  # ccache, where installed, makes rebuilds after a pull cheap; nothing needs it
 if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_BASEDIR=$PWD  # paths relative to the checkout: build-cpu/ shares build/'s objects
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null

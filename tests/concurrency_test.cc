@@ -18,7 +18,10 @@
 #include "formats/graph_def.h"
 #include "formats/npy.h"
 #include "runtime/core/str_util.h"
+#include "graphrt_build_config.h"
+#if GRAPHRT_WITH_OPENCL
 #include "runtime/devices/opencl/opencl_runtime.h"
+#endif
 #include "runtime/session/session.h"
 #include "tests/fixture_util.h"
 
@@ -235,6 +238,7 @@ TEST(ConcurrencyTest, DifferentFetchSetsShareThePlanCache) {
   EXPECT_EQ(runs.load(), kThreads * kRuns);
 }
 
+#if GRAPHRT_WITH_OPENCL
 TEST(ConcurrencyTest, OpenClDeviceFromSeveralThreads) {
   std::string note;
   GRT_REQUIRE_OR_SKIP(DiscoverOpenClDevices(/*include_cpu=*/true, &note).empty()
@@ -265,6 +269,7 @@ TEST(ConcurrencyTest, OpenClDeviceFromSeveralThreads) {
   }
   EXPECT_GT(on_gpu, 0);
 }
+#endif  // GRAPHRT_WITH_OPENCL
 
 }  // namespace
 }  // namespace graphrt

@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "runtime/core/types.h"
+
 namespace Eigen {
 struct ThreadPoolDevice;
 class ThreadPoolInterface;
@@ -27,6 +29,18 @@ struct DeviceAttributes {
   std::string physical_device_desc;
 };
 
+// What an accelerator counts for a traced Run's RunMetadata (graphrt_opencl_stats).
+struct DeviceCounters {
+  // This device's own, which are its session's: each session makes its own devices.
+  int64_t host_to_device_copies = 0;
+  int64_t device_to_host_copies = 0;
+  int64_t kernel_launches = 0;
+  // The backend's, process-wide: the same on each of its devices.
+  int64_t program_cache_hits = 0;
+  int64_t program_cache_misses = 0;
+  int64_t live_bytes = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -43,6 +57,14 @@ class Device {
                            const std::function<void(int64_t, int64_t)>& fn) const {
     if (total > 0) fn(0, total);
   }
+
+  // Whether a tensor of `dtype` that a kernel of this device produces lives in device memory
+  // (then a copy node moves it to the host for a host-memory consumer).
+  virtual bool HoldsInDeviceMemory(DataType dtype) const { return false; }
+  // Gives back what the device keeps for its session (uploaded constants): Session::Close.
+  virtual void ReleaseSessionResources() {}
+  // Fills `counters` and returns true on devices that keep them (accelerators).
+  virtual bool ReadCounters(DeviceCounters* counters) const { return false; }
 
  protected:
   explicit Device(DeviceAttributes attributes) : attributes_(std::move(attributes)) {}

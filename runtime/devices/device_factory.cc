@@ -2,19 +2,21 @@
 
 #include <algorithm>
 
+#include "graphrt_build_config.h"
+#if GRAPHRT_WITH_OPENCL
 #include "runtime/devices/opencl/opencl_device.h"
+#endif
 
 namespace graphrt {
 
-std::vector<std::unique_ptr<Device>> CreateDevices(const SessionConfig& config) {
+std::vector<std::unique_ptr<Device>> CreateDevices(const DeviceOptions& options) {
   std::vector<std::unique_ptr<Device>> devices;
-  int num_cpus = 1;
-  auto it = config.device_count.find(kDeviceCpu);
-  if (it != config.device_count.end()) num_cpus = std::max(1, it->second);
-  for (int i = 0; i < num_cpus; ++i) {
-    devices.push_back(NewCpuDevice(i, config.intra_op_parallelism_threads));
+  for (int i = 0; i < std::max(1, options.num_cpus); ++i) {
+    devices.push_back(NewCpuDevice(i, options.intra_op_threads));
   }
-  for (auto& gpu : NewOpenClDevices(config)) devices.push_back(std::move(gpu));
+#if GRAPHRT_WITH_OPENCL
+  for (auto& gpu : NewOpenClDevices(options)) devices.push_back(std::move(gpu));
+#endif
   return devices;
 }
 

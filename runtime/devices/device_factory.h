@@ -1,5 +1,5 @@
-// The devices a session configuration asks for: CPU:0..n-1 (device_count["CPU"], default 1)
-// with the intra-op threads of the config, and the GPUs that exist and are allowed.
+// The devices a DeviceOptions asks for: CPU:0..n-1 with their intra-op threads, then the GPUs of
+// each accelerator backend built in (OpenCL when GRAPHRT_WITH_OPENCL) that exist and are allowed.
 #ifndef GRAPHRT_RUNTIME_DEVICES_DEVICE_FACTORY_H_
 #define GRAPHRT_RUNTIME_DEVICES_DEVICE_FACTORY_H_
 
@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "runtime/devices/device.h"
-#include "runtime/session/session_options.h"
+#include "runtime/devices/device_options.h"
 
 namespace graphrt {
 
-std::vector<std::unique_ptr<Device>> CreateDevices(const SessionConfig& config);
+std::vector<std::unique_ptr<Device>> CreateDevices(const DeviceOptions& options);
 
 }  // namespace graphrt
 

@@ -3,7 +3,6 @@
 #include <map>
 #include <tuple>
 
-#include "runtime/devices/opencl/opencl_device.h"
 
 namespace graphrt {
 
@@ -11,7 +10,7 @@ namespace {
 
 // The device whose memory holds the tensor, or null for host memory.
 Device* MemoryOf(Device* device, DataType dtype) {
-  return IsDeviceMemoryType(device->device_type(), dtype) ? device : nullptr;
+  return device->HoldsInDeviceMemory(dtype) ? device : nullptr;
 }
 
 StatusOr<Node*> AddCopy(Graph* graph, std::vector<Device*>* devices, const char* op, Node* src,

@@ -1,7 +1,7 @@
 // Transfers between host and device memory as explicit plan steps.
 //
 // After placement, every data edge whose producer leaves its tensor in one memory (host, or a
-// GPU's device memory: runtime/devices/opencl/opencl_device.h IsDeviceMemoryType) and whose
+// GPU's device memory: Device::HoldsInDeviceMemory) and whose
 // consumer reads another gets a copy node between them: _CopyDeviceToHost on the producer's
 // device, _CopyHostToDevice on the consumer's (both, one after the other, between two GPUs).
 // Feeds (_Arg) and fetches (_Retval) sit on the CPU, so a fed tensor goes to its consumers'

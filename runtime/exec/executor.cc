@@ -18,12 +18,6 @@
 
 namespace graphrt {
 
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 namespace {
 
 int64_t WallMicros() {

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/clock.h"
 #include "runtime/core/status.h"
 #include "runtime/graph/graph.h"
 #include "runtime/kernels/op_kernel.h"
@@ -79,9 +80,6 @@ class Executor {
   explicit Executor(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
-// Microseconds of the steady clock, the base of ExecutorRunArgs::deadline_micros.
-int64_t NowMicros();
 
 }  // namespace graphrt
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "graphrt_build_config.h"
 #include "runtime/ops/op_registry.h"
 
 namespace graphrt {
@@ -36,7 +37,9 @@ KernelRegistry* KernelRegistry::Global() {
     RegisterExampleParsingKernels(r);
     RegisterStringKernels(r);
     RegisterSparseKernels(r);
+#if GRAPHRT_WITH_OPENCL
     RegisterOpenClKernels(r);  // runtime/kernels/opencl: every GPU kernel
+#endif
     return r;
   }();
   return registry;
@@ -67,6 +70,17 @@ const std::vector<DataType>& RealNumberTypes() {
 void KernelRegistry::Register(const KernelDefBuilder& builder, KernelFactory factory) {
   KernelRegistration reg{builder.Build(), std::move(factory)};
   kernels_[reg.def.op].push_back(std::move(reg));
+}
+
+KernelFactory KernelRegistry::FactoryOf(const std::string& op,
+                                        const std::string& device_type) const {
+  auto it = kernels_.find(op);
+  if (it != kernels_.end()) {
+    for (const KernelRegistration& reg : it->second) {
+      if (reg.def.device_type == device_type) return reg.factory;
+    }
+  }
+  return nullptr;
 }
 
 namespace {

@@ -93,6 +93,10 @@ class KernelRegistry {
   static KernelRegistry* Global();
 
   void Register(const KernelDefBuilder& builder, KernelFactory factory);
+  // The factory of the first kernel registered for (`op`, `device_type`); null if none. For
+  // another backend to reuse a kernel that never reads tensor data (it moves tensors or reads
+  // their shapes), so that it serves whatever memory holds the data.
+  KernelFactory FactoryOf(const std::string& op, const std::string& device_type) const;
 
   // The kernel for `node` (attrs already defaulted) on `device_type`. NOT_FOUND names the op,
   // the node, its attrs and the kernels that do exist.
@@ -147,7 +151,7 @@ void RegisterLookupTableKernels(KernelRegistry* r);
 void RegisterExampleParsingKernels(KernelRegistry* r);
 void RegisterStringKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
-void RegisterOpenClKernels(KernelRegistry* r);
+void RegisterOpenClKernels(KernelRegistry* r);  // when built with GRAPHRT_WITH_OPENCL
 
 }  // namespace graphrt
 

@@ -141,7 +141,7 @@ struct StepState {
   int64_t step_id = 0;
   ResourceMgr* step_resources = nullptr;  // resources that live for this run only
   std::atomic<bool>* cancelled = nullptr;
-  // Absolute deadline (runtime/exec/executor.h NowMicros); 0 = none. Kernels that loop (While)
+  // Absolute deadline (runtime/core/clock.h NowMicros); 0 = none. Kernels that loop (While)
   // check it between iterations.
   int64_t deadline_micros = 0;
 };

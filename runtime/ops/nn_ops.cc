@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/kernels/cpu/nn_util.h"
+#include "runtime/ops/window_geometry.h"
 #include "runtime/ops/op_registry.h"
 
 namespace graphrt {

@@ -12,15 +12,15 @@
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
 #include "runtime/core/exception_barrier.h"
-#include "runtime/devices/device_factory.h"
+#include "runtime/core/clock.h"
 #include "runtime/devices/device_name.h"
-#include "runtime/devices/opencl/opencl_device.h"
-#include "runtime/devices/opencl/opencl_stats.h"
 #include "runtime/exec/device_copies.h"
 #include "runtime/exec/executor.h"
 #include "runtime/exec/function_library.h"
+#include "runtime/graph/subgraph.h"
 #include "runtime/kernels/resource_mgr.h"
 #include "runtime/session/session.h"
+#include "runtime/session/session_devices.h"
 
 namespace graphrt {
 
@@ -102,7 +102,7 @@ class DirectSession : public Session {
                       const std::vector<std::string>& output_tensor_names,
                       const std::vector<std::string>& target_node_names,
                       std::vector<Tensor>* outputs, RunMetadata* run_metadata) {
-    OpenClSnapshot opencl_before = SnapshotOpenCl();  // for a traced run's RunMetadata
+    DeviceSnapshot devices_before = SnapshotDevices();  // for a traced run's RunMetadata
     // Feeds are sorted by name for the plan key; remember where each caller feed goes.
     std::vector<std::pair<std::string, int>> feed_order;
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -131,7 +131,7 @@ class DirectSession : public Session {
     std::vector<Tensor> args;
     args.reserve(feed_order.size());
     for (const auto& f : feed_order) args.push_back(inputs[f.second].second);
-    return RunPlan(*plan, run_options, std::move(args), outputs, run_metadata, opencl_before);
+    return RunPlan(*plan, run_options, std::move(args), outputs, run_metadata, devices_before);
   }
 
   Status ListDevices(std::vector<DeviceAttributes>* devices) override {
@@ -196,7 +196,7 @@ class DirectSession : public Session {
 
   Status RunCallableUnguarded(CallableHandle handle, const std::vector<Tensor>& feed_tensors,
                               std::vector<Tensor>* fetch_tensors, RunMetadata* run_metadata) {
-    OpenClSnapshot opencl_before = SnapshotOpenCl();
+    DeviceSnapshot devices_before = SnapshotDevices();
     Callable callable;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -212,7 +212,7 @@ class DirectSession : public Session {
                              callable.plan->feeds.size(), ", got ", feed_tensors.size());
     }
     return RunPlan(*callable.plan, callable.run_options, feed_tensors, fetch_tensors, run_metadata,
-                   opencl_before);
+                   devices_before);
   }
 
   Status ReleaseCallable(CallableHandle handle) override {
@@ -240,7 +240,7 @@ class DirectSession : public Session {
     functions_.reset();
     resources_.Clear();
     for (const auto& d : devices_) {
-      if (auto* gpu = dynamic_cast<OpenClDevice*>(d.get())) gpu->ReleaseConstants();
+      d->ReleaseSessionResources();
     }
     return Status::OK();
   }
@@ -328,100 +328,12 @@ class DirectSession : public Session {
     GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, Graph::FromGraphDef(graph_def));
     auto plan = std::make_shared<Plan>();
     plan->functions = std::move(functions);
-    std::map<std::string, Node*> fed;  // canonical name -> its _Arg node
-    for (size_t i = 0; i < feeds.size(); ++i) {
-      GRT_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(feeds[i]));
-      Node* node = graph->FindNode(id.node);
-      if (node == nullptr) {
-        return NotFound("Feed tensor '", feeds[i], "' names node '", id.node,
-                        "', which is not in the graph");
-      }
-      if (id.index >= node->num_outputs()) {
-        return NotFound("Feed tensor '", feeds[i], "': node '", id.node, "' has ",
-                        node->num_outputs(), " outputs");
-      }
-      DataType dtype = BaseType(node->output_type(id.index));
-      if (dtype == ::tensorflow::DT_INVALID) {
-        return NotFound("Feed tensor '", feeds[i], "' is an output of op '", node->op(),
-                        "', which graphrt does not know");
-      }
-      ::tensorflow::NodeDef arg;
-      arg.set_name(StrCat("_arg_", id.node, "_", id.index, "_", i));
-      arg.set_op("_Arg");
-      (*arg.mutable_attr())["T"].set_type(dtype);
-      (*arg.mutable_attr())["index"].set_i(static_cast<int64_t>(i));
-      GRT_ASSIGN_OR_RETURN(Node * arg_node, graph->AddNode(arg));
-      std::vector<Edge*> moved;
-      for (Edge* e : node->out_edges()) {
-        if (e->src_output == id.index) moved.push_back(e);
-      }
-      for (Edge* e : moved) {
-        Node* dst = e->dst;
-        int slot = e->dst_input;
-        graph->RemoveEdge(e);
-        graph->AddEdge(arg_node, 0, dst, slot);
-      }
-      fed[feeds[i]] = arg_node;
-      plan->feeds.push_back(feeds[i]);
-      plan->feed_types.push_back(dtype);
-      PartialTensorShape shape;
-      if (node->op() == "Placeholder" || node->op() == "PlaceholderV2") {
-        GetNodeAttrOr(node->def(), "shape", &shape).IgnoreError();
-      }
-      plan->feed_shapes.push_back(shape);
-    }
-    std::vector<Node*> roots;
-    for (size_t i = 0; i < fetches.size(); ++i) {
-      GRT_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(fetches[i]));
-      Node* src = nullptr;
-      int src_output = id.index;
-      auto f = fed.find(fetches[i]);
-      if (f != fed.end()) {
-        src = f->second;
-        src_output = 0;
-      } else {
-        src = graph->FindNode(id.node);
-        if (src == nullptr) {
-          return NotFound("Fetch tensor '", fetches[i], "' names node '", id.node,
-                          "', which is not in the graph");
-        }
-        if (src->op_def() == nullptr) {
-          return NotFound("Op type not registered '", src->op(),
-                          "' in binary (graphrt), used by node ", src->name(),
-                          ": graphrt cannot run this op");
-        }
-        if (id.index >= src->num_outputs()) {
-          return NotFound("Fetch tensor '", fetches[i], "': node '", id.node, "' (", src->op(),
-                          ") has ", src->num_outputs(), " outputs");
-        }
-      }
-      DataType dtype = BaseType(src->output_type(src_output));
-      if (dtype == ::tensorflow::DT_INVALID) dtype = ::tensorflow::DT_FLOAT;  // fails below
-      ::tensorflow::NodeDef retval;
-      retval.set_name(StrCat("_retval_", id.node, "_", id.index, "_", i));
-      retval.set_op("_Retval");
-      (*retval.mutable_attr())["T"].set_type(dtype);
-      (*retval.mutable_attr())["index"].set_i(static_cast<int64_t>(i));
-      GRT_ASSIGN_OR_RETURN(Node * retval_node, graph->AddNode(retval));
-      graph->AddEdge(src, src_output, retval_node, 0);
-      roots.push_back(retval_node);
-      plan->fetches.push_back(fetches[i]);
-    }
-    for (const std::string& target : targets) {
-      Node* node = graph->FindNode(target);
-      if (node == nullptr) {
-        return NotFound("Target node '", target, "' is not in the graph");
-      }
-      roots.push_back(node);
-    }
-    PruneForRoots(graph.get(), roots);
-    for (Node* node : graph->nodes()) {
-      if (node->op_def() == nullptr) {
-        return NotFound("Op type not registered '", node->op(),
-                        "' in binary (graphrt), used by node ", node->name(),
-                        ": graphrt cannot run this op");
-      }
-    }
+    CallSignature signature;
+    GRT_RETURN_IF_ERROR(RewriteGraphForCall(graph.get(), feeds, fetches, targets, &signature));
+    plan->feeds = std::move(signature.feeds);
+    plan->feed_types = std::move(signature.feed_types);
+    plan->feed_shapes = std::move(signature.feed_shapes);
+    plan->fetches = std::move(signature.fetches);
     ExecutorOptions exec_options;
     exec_options.devices.assign(static_cast<size_t>(graph->num_node_ids()), nullptr);
     if (!device.empty()) {
@@ -457,14 +369,14 @@ class DirectSession : public Session {
   }
 
   // The counters a traced Run reports: the process's program cache and memory, and the
-  // copies and launches of this session's OpenCL devices.
-  struct OpenClSnapshot {
-    OpenClStats process;
-    OpenClDevice::Counts session;
+  // copies and launches of this session's accelerator devices; `any` when there is one.
+  struct DeviceSnapshot {
+    DeviceCounters counters;
+    bool any = false;
   };
   Status RunPlan(const Plan& plan, const RunOptions& run_options, std::vector<Tensor> args,
                  std::vector<Tensor>* outputs, RunMetadata* run_metadata,
-                 const OpenClSnapshot& opencl_before) {
+                 const DeviceSnapshot& devices_before) {
     for (size_t i = 0; i < args.size(); ++i) {
       const Tensor& t = args[i];
       if (!t.IsInitialized()) return InvalidArgument("feed '", plan.feeds[i], "' is empty");
@@ -509,44 +421,40 @@ class DirectSession : public Session {
     *outputs = std::move(frame.retvals());
     if (trace) {
       *run_metadata->mutable_step_stats() = std::move(stats);
-      if (HasGpu()) FillOpenClStats(opencl_before, run_metadata->mutable_graphrt_opencl_stats());
+      if (devices_before.any) FillOpenClStats(devices_before, run_metadata->mutable_graphrt_opencl_stats());
     }
     return Status::OK();
   }
 
-  bool HasGpu() const {
-    for (const auto& d : devices_) {
-      if (d->device_type() == kDeviceGpu) return true;
-    }
-    return false;
-  }
 
-  OpenClSnapshot SnapshotOpenCl() const {
-    OpenClSnapshot snapshot{GetOpenClStats(), {}};
+  DeviceSnapshot SnapshotDevices() const {
+    DeviceSnapshot snapshot;
+    DeviceCounters& sum = snapshot.counters;
     for (const auto& d : devices_) {
-      if (const auto* gpu = dynamic_cast<const OpenClDevice*>(d.get())) {
-        OpenClDevice::Counts c = gpu->counts();
-        snapshot.session.host_to_device_copies += c.host_to_device_copies;
-        snapshot.session.device_to_host_copies += c.device_to_host_copies;
-        snapshot.session.kernel_launches += c.kernel_launches;
-      }
+      DeviceCounters c;
+      if (!d->ReadCounters(&c)) continue;
+      snapshot.any = true;
+      sum.host_to_device_copies += c.host_to_device_copies;
+      sum.device_to_host_copies += c.device_to_host_copies;
+      sum.kernel_launches += c.kernel_launches;
+      sum.program_cache_hits = c.program_cache_hits;  // process-wide: the same on every device
+      sum.program_cache_misses = c.program_cache_misses;
+      sum.live_bytes = c.live_bytes;
     }
     return snapshot;
   }
 
   // The OpenCL counters' change since `before` (the start of the Run call).
-  void FillOpenClStats(const OpenClSnapshot& before,
+  void FillOpenClStats(const DeviceSnapshot& before,
                        ::tensorflow::GraphrtOpenClRunStats* out) const {
-    OpenClSnapshot now = SnapshotOpenCl();
-    out->set_program_cache_hits(now.process.program_cache_hits - before.process.program_cache_hits);
-    out->set_program_cache_misses(now.process.program_cache_misses -
-                                  before.process.program_cache_misses);
-    out->set_host_to_device_copies(now.session.host_to_device_copies -
-                                   before.session.host_to_device_copies);
-    out->set_device_to_host_copies(now.session.device_to_host_copies -
-                                   before.session.device_to_host_copies);
-    out->set_kernel_launches(now.session.kernel_launches - before.session.kernel_launches);
-    out->set_live_bytes(now.process.live_bytes);
+    const DeviceCounters now = SnapshotDevices().counters;
+    const DeviceCounters& was = before.counters;
+    out->set_program_cache_hits(now.program_cache_hits - was.program_cache_hits);
+    out->set_program_cache_misses(now.program_cache_misses - was.program_cache_misses);
+    out->set_host_to_device_copies(now.host_to_device_copies - was.host_to_device_copies);
+    out->set_device_to_host_copies(now.device_to_host_copies - was.device_to_host_copies);
+    out->set_kernel_launches(now.kernel_launches - was.kernel_launches);
+    out->set_live_bytes(now.live_bytes);
   }
 
   const SessionOptions options_;

@@ -18,14 +18,13 @@ namespace {
 
 constexpr double kDefaultMemoryFraction = 0.9;
 
-int64_t MemoryLimit(const OpenClDeviceInfo& info, const GPUOptions& options) {
-  double fraction = options.per_process_gpu_memory_fraction > 0
-                        ? options.per_process_gpu_memory_fraction
-                        : kDefaultMemoryFraction;
+int64_t MemoryLimit(const OpenClDeviceInfo& info, const DeviceOptions& options) {
+  double fraction =
+      options.gpu_memory_fraction > 0 ? options.gpu_memory_fraction : kDefaultMemoryFraction;
   return static_cast<int64_t>(static_cast<double>(info.global_mem_bytes) * fraction);
 }
 
-DeviceAttributes Attributes(int index, const OpenClContext& ctx, const GPUOptions& options) {
+DeviceAttributes Attributes(int index, const OpenClContext& ctx, const DeviceOptions& options) {
   const OpenClDeviceInfo& info = ctx.info();
   DeviceAttributes a;
   a.name = StrCat("/job:localhost/replica:0/task:0/device:GPU:", index);
@@ -41,12 +40,12 @@ DeviceAttributes Attributes(int index, const OpenClContext& ctx, const GPUOption
 
 }  // namespace
 
-OpenClDevice::OpenClDevice(int index, OpenClContext* context, const GPUOptions& options)
+OpenClDevice::OpenClDevice(int index, OpenClContext* context, const DeviceOptions& options)
     : Device(Attributes(index, *context, options)),
       context_(context),
       allocator_(std::make_unique<OpenClAllocator>(context, attributes().name,
                                                    MemoryLimit(context->info(), options),
-                                                   options.allow_growth)) {}
+                                                   options.gpu_allow_growth)) {}
 
 StatusOr<Tensor> OpenClDevice::AllocateTensor(DataType dtype, const TensorShape& shape) {
   size_t bytes = static_cast<size_t>(shape.num_elements()) * DataTypeSize(dtype);
@@ -109,20 +108,30 @@ void OpenClDevice::ReleaseConstants() {
   constants_.clear();
 }
 
+bool OpenClDevice::ReadCounters(DeviceCounters* counters) const {
+  const Counts own = counts();
+  const OpenClStats process = GetOpenClStats();
+  counters->host_to_device_copies = own.host_to_device_copies;
+  counters->device_to_host_copies = own.device_to_host_copies;
+  counters->kernel_launches = own.kernel_launches;
+  counters->program_cache_hits = process.program_cache_hits;
+  counters->program_cache_misses = process.program_cache_misses;
+  counters->live_bytes = process.live_bytes;
+  return true;
+}
+
 Status OpenClDevice::Synchronize() {
   cl_int err = clFinish(context_->queue());
   if (err != CL_SUCCESS) return OpenClError(err, "clFinish");
   return Status::OK();
 }
 
-std::vector<std::unique_ptr<Device>> NewOpenClDevices(const SessionConfig& config) {
+std::vector<std::unique_ptr<Device>> NewOpenClDevices(const DeviceOptions& options) {
   std::vector<std::unique_ptr<Device>> devices;
-  int max_gpus = -1;
-  auto count = config.device_count.find(kDeviceGpu);
-  if (count != config.device_count.end()) max_gpus = count->second;
+  const int max_gpus = options.max_gpus;
   if (max_gpus == 0) return devices;
   const char* env = std::getenv("GRAPHRT_OPENCL_DEVICES");
-  std::string mode = config.opencl_devices.empty() && env != nullptr ? env : config.opencl_devices;
+  std::string mode = options.opencl_devices.empty() && env != nullptr ? env : options.opencl_devices;
   if (mode == "none") return devices;  // not even asking the loader
   bool include_cpu = mode == "all";
   std::string note;
@@ -139,8 +148,8 @@ std::vector<std::unique_ptr<Device>> NewOpenClDevices(const SessionConfig& confi
     return devices;
   }
   std::vector<int> order;
-  if (!config.gpu_options.visible_device_list.empty()) {
-    for (const std::string& part : StrSplit(config.gpu_options.visible_device_list, ',')) {
+  if (!options.visible_gpus.empty()) {
+    for (const std::string& part : StrSplit(options.visible_gpus, ',')) {
       int id = std::atoi(part.c_str());
       if (id >= 0 && id < static_cast<int>(found.size()) &&
           std::find(order.begin(), order.end(), id) == order.end()) {
@@ -159,7 +168,7 @@ std::vector<std::unique_ptr<Device>> NewOpenClDevices(const SessionConfig& confi
       continue;
     }
     devices.push_back(
-        std::make_unique<OpenClDevice>(static_cast<int>(devices.size()), *ctx, config.gpu_options));
+        std::make_unique<OpenClDevice>(static_cast<int>(devices.size()), *ctx, options));
   }
   return devices;
 }

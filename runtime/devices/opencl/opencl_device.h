@@ -20,7 +20,7 @@
 #include "runtime/devices/device.h"
 #include "runtime/devices/opencl/opencl_allocator.h"
 #include "runtime/devices/opencl/opencl_runtime.h"
-#include "runtime/session/session_options.h"
+#include "runtime/devices/device_options.h"
 
 namespace graphrt {
 
@@ -29,7 +29,7 @@ bool IsDeviceMemoryType(const std::string& device_type, DataType dtype);
 
 class OpenClDevice : public Device {
  public:
-  OpenClDevice(int index, OpenClContext* context, const GPUOptions& options);
+  OpenClDevice(int index, OpenClContext* context, const DeviceOptions& options);
 
   OpenClContext* cl() const { return context_; }
   OpenClAllocator* allocator() const { return allocator_.get(); }
@@ -52,6 +52,12 @@ class OpenClDevice : public Device {
   // Drops the shared constants (Session::Close), giving their memory back.
   void ReleaseConstants();
 
+  bool HoldsInDeviceMemory(DataType dtype) const override {
+    return IsDeviceMemoryType(device_type(), dtype);
+  }
+  void ReleaseSessionResources() override { ReleaseConstants(); }
+  bool ReadCounters(DeviceCounters* counters) const override;
+
   // This device's own share of the counters in opencl_stats.h (its session's, since each
   // session has its own OpenClDevice objects): for RunMetadata.
   struct Counts {
@@ -72,12 +78,12 @@ class OpenClDevice : public Device {
   std::atomic<int64_t> h2d_{0}, d2h_{0}, launches_{0};
 };
 
-// The OpenCL devices `config` allows, as GPU:0..n-1: of type GPU or ACCELERATOR, or of every
-// type with config.opencl_devices == "all" (or, that field empty, GRAPHRT_OPENCL_DEVICES=all);
-// "none" asks no OpenCL loader at all. gpu_options.visible_device_list picks and orders them,
-// device_count["GPU"] caps them. With no OpenCL platform the list is empty and a note goes to
+// The OpenCL devices `options` allows, as GPU:0..n-1: of type GPU or ACCELERATOR, or of every
+// type with options.opencl_devices == "all" (or, that field empty, GRAPHRT_OPENCL_DEVICES=all);
+// "none" asks no OpenCL loader at all. options.visible_gpus picks and orders them, max_gpus caps
+// them. With no OpenCL platform the list is empty and a note goes to
 // stderr once per process.
-std::vector<std::unique_ptr<Device>> NewOpenClDevices(const SessionConfig& config);
+std::vector<std::unique_ptr<Device>> NewOpenClDevices(const DeviceOptions& options);
 
 }  // namespace graphrt
 

@@ -1,6 +1,6 @@
 // The registration table of the array kernels; each family lives in its own file.
 #include "runtime/kernels/cpu/array_kernels.h"
-#include "runtime/kernels/cpu/array_util.h"
+#include "runtime/kernels/common/array_util.h"
 
 namespace graphrt {
 

@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "runtime/kernels/cpu/array_kernels.h"
-#include "runtime/kernels/cpu/array_util.h"
+#include "runtime/kernels/common/array_util.h"
 
 namespace graphrt {
 

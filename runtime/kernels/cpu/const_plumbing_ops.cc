@@ -176,20 +176,6 @@ void RegisterConstPlumbingKernels(KernelRegistry* r) {
   r->Register(KernelDefBuilder("NoOp").Device(kDeviceCpu), MakeFactory<NoOp>());
   r->Register(KernelDefBuilder("_Arg").Device(kDeviceCpu), MakeFactory<ArgOp>());
   r->Register(KernelDefBuilder("_Retval").Device(kDeviceCpu), MakeFactory<RetvalOp>());
-
-  // The same kernels serve GPU devices: they move tensors without reading them, whatever memory
-  // holds them. Numeric types only (strings have no GPU kernels).
-  std::vector<DataType> numeric = RealNumberTypes();
-  numeric.push_back(::tensorflow::DT_BOOL);
-  for (const char* op : {"Placeholder", "PlaceholderV2"}) {
-    r->Register(KernelDefBuilder(op).Device(kDeviceGpu).TypeConstraint("dtype", numeric),
-                MakeFactory<PlaceholderOp>());
-  }
-  for (const char* op : {"Identity", "StopGradient", "Snapshot", "PreventGradient"}) {
-    r->Register(KernelDefBuilder(op).Device(kDeviceGpu).TypeConstraint("T", numeric),
-                MakeFactory<ForwardOp>());
-  }
-  r->Register(KernelDefBuilder("NoOp").Device(kDeviceGpu), MakeFactory<NoOp>());
 }
 
 }  // namespace graphrt

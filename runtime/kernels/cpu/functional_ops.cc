@@ -1,6 +1,6 @@
 // If / While / Case / PartitionedCall: run bodies from the function library through the
 // session's FunctionRuntime, on the calling thread.
-#include "runtime/exec/executor.h"
+#include "runtime/core/clock.h"
 #include "runtime/kernels/kernel_registry.h"
 
 namespace graphrt {

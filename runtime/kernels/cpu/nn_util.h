@@ -1,6 +1,6 @@
-// Helpers shared by the nn kernels (convolution, pooling, batch norm, resize): the sliding-window
-// geometry of TensorFlow's SAME / VALID / EXPLICIT padding, data formats and the NCHW <-> NHWC
-// transposes, and the float working copies that half and bfloat16 are computed through.
+// Helpers shared by the CPU nn kernels (convolution, pooling, batch norm, resize): the NCHW <-> NHWC
+// transposes and the float working copies that half and bfloat16 are computed through. The window
+// geometry they share with the OpenCL kernels is in runtime/kernels/common/window.h.
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_NN_UTIL_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_NN_UTIL_H_
 
@@ -12,97 +12,11 @@
 
 #include "runtime/core/status.h"
 #include "runtime/core/tensor.h"
+#include "runtime/kernels/common/window.h"
 #include "runtime/kernels/eigen_util.h"
 #include "runtime/kernels/op_kernel.h"
 
 namespace graphrt {
-
-enum class Padding { kValid, kSame, kExplicit };
-
-inline Status ParsePadding(const std::string& text, Padding* padding) {
-  if (text == "VALID") {
-    *padding = Padding::kValid;
-  } else if (text == "SAME") {
-    *padding = Padding::kSame;
-  } else if (text == "EXPLICIT") {
-    *padding = Padding::kExplicit;
-  } else {
-    return InvalidArgument("Unknown padding type: ", text);
-  }
-  return Status::OK();
-}
-
-enum class DataFormat { kNHWC, kNCHW };
-
-inline Status ParseDataFormat(const std::string& text, DataFormat* format) {
-  if (text == "NHWC") {
-    *format = DataFormat::kNHWC;
-  } else if (text == "NCHW") {
-    *format = DataFormat::kNCHW;
-  } else {
-    return InvalidArgument("Invalid data format: ", text);
-  }
-  return Status::OK();
-}
-
-// One spatial dimension of a sliding window: its output size and the padding before and after.
-struct WindowDim {
-  int64_t output = 0;
-  int64_t pad_before = 0;
-  int64_t pad_after = 0;
-};
-
-// TensorFlow's GetWindowedOutputSize: VALID pads nothing; SAME gives ceil(input / stride) outputs
-// with the padding split evenly, any odd element after; EXPLICIT takes the given paddings.
-inline Status ComputeWindowDim(int64_t input, int64_t window, int64_t dilation, int64_t stride,
-                               Padding padding, int64_t explicit_before, int64_t explicit_after,
-                               WindowDim* dim) {
-  if (stride <= 0) return InvalidArgument("Stride must be > 0, but got ", stride);
-  if (dilation < 1) return InvalidArgument("Dilation rate must be >= 1, but got ", dilation);
-  // Bounds that keep every index computation below far from int64 overflow.
-  constexpr int64_t kLimit = int64_t{1} << 31;
-  if (input >= kLimit || window >= kLimit || dilation >= kLimit || stride >= kLimit ||
-      explicit_before >= kLimit || explicit_after >= kLimit) {
-    return InvalidArgument("Sliding window too large: input ", input, ", window ", window,
-                           ", dilation ", dilation, ", stride ", stride, ", padding ",
-                           explicit_before, "/", explicit_after);
-  }
-  const int64_t effective = (window - 1) * dilation + 1;
-  switch (padding) {
-    case Padding::kValid:
-      dim->output = (input - effective + stride) / stride;
-      dim->pad_before = dim->pad_after = 0;
-      break;
-    case Padding::kSame: {
-      dim->output = (input + stride - 1) / stride;
-      const int64_t needed = std::max<int64_t>(0, (dim->output - 1) * stride + effective - input);
-      dim->pad_before = needed / 2;
-      dim->pad_after = needed - dim->pad_before;
-      break;
-    }
-    case Padding::kExplicit:
-      dim->output = (input + explicit_before + explicit_after - effective + stride) / stride;
-      dim->pad_before = explicit_before;
-      dim->pad_after = explicit_after;
-      break;
-  }
-  if (dim->output < 0) {
-    return InvalidArgument("Computed output size would be negative: ", dim->output,
-                           " [input_size: ", input, ", effective_filter_size: ", effective,
-                           ", stride: ", stride, "]");
-  }
-  return Status::OK();
-}
-
-// The geometry of a 2-D sliding window over an NHWC batch.
-struct Window2D {
-  int64_t batch = 0, in_rows = 0, in_cols = 0, depth = 0;
-  int64_t window_rows = 1, window_cols = 1;
-  int64_t stride_rows = 1, stride_cols = 1;
-  int64_t dilation_rows = 1, dilation_cols = 1;
-  int64_t out_rows = 0, out_cols = 0;
-  int64_t pad_top = 0, pad_left = 0;
-};
 
 // The element type kernels compute in: float for half and bfloat16, the type itself otherwise.
 template <typename T>

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "runtime/kernels/cpu/array_kernels.h"
-#include "runtime/kernels/cpu/array_util.h"
+#include "runtime/kernels/common/array_util.h"
 #include "runtime/kernels/cpu/strided_copy.h"
 
 namespace graphrt {

@@ -14,7 +14,7 @@
 #include <mutex>
 #include <random>
 
-#include "runtime/kernels/cpu/array_util.h"
+#include "runtime/kernels/common/array_util.h"
 #include "runtime/kernels/cpu/philox_random.h"
 #include "runtime/kernels/kernel_registry.h"
 

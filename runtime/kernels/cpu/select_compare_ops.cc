@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <string>
 
-#include "runtime/kernels/cpu/array_util.h"
+#include "runtime/kernels/common/array_util.h"
 #include "runtime/kernels/cpu/cwise_util.h"
 
 namespace graphrt {

@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "runtime/kernels/cpu/array_kernels.h"
-#include "runtime/kernels/cpu/array_util.h"
+#include "runtime/kernels/common/array_util.h"
 #include "runtime/kernels/cpu/strided_copy.h"
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/ops/shape_inference.h"
@@ -456,37 +456,6 @@ void RegisterShapeKernels(KernelRegistry* r) {
                   .TypeConstraint("Tdim", int_types)
                   .HostMemory("dim"),
               MakeFactory<ExpandDimsOp>());
-  // New shape, same buffer: the same kernels serve GPU devices, whatever memory holds the data.
-  r->Register(KernelDefBuilder("Reshape")
-                  .Device(kDeviceGpu)
-                  .TypeConstraint("T", RealNumberTypes())
-                  .TypeConstraint("Tshape", int_types)
-                  .HostMemory("shape"),
-              MakeFactory<ReshapeOp>());
-  r->Register(KernelDefBuilder("Squeeze").Device(kDeviceGpu).TypeConstraint("T", RealNumberTypes()),
-              MakeFactory<SqueezeOp>());
-  r->Register(KernelDefBuilder("ExpandDims")
-                  .Device(kDeviceGpu)
-                  .TypeConstraint("T", RealNumberTypes())
-                  .TypeConstraint("Tdim", int_types)
-                  .HostMemory("dim"),
-              MakeFactory<ExpandDimsOp>());
-  // Shape queries read only shapes: on GPU devices too, so a device tensor is not copied to the
-  // host just to be measured.
-  for (const char* op : {"Shape", "ShapeN"}) {
-    r->Register(KernelDefBuilder(op)
-                    .Device(kDeviceGpu)
-                    .TypeConstraint("out_type", int_types)
-                    .HostMemory("output"),
-                MakeFactory<ShapeOp>());
-  }
-  r->Register(KernelDefBuilder("Size")
-                  .Device(kDeviceGpu)
-                  .TypeConstraint("out_type", int_types)
-                  .HostMemory("output"),
-              MakeFactory<SizeOp>());
-  r->Register(KernelDefBuilder("Rank").Device(kDeviceGpu).HostMemory("output"),
-              MakeFactory<RankOp>());
   for (const char* op : {"Shape", "ShapeN"}) {
     r->Register(KernelDefBuilder(op)
                     .Device(kDeviceCpu)

@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "runtime/core/str_util.h"
-#include "runtime/kernels/cpu/array_util.h"
+#include "runtime/kernels/common/array_util.h"
 #include "runtime/kernels/cpu/string_hash.h"
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/kernels/resource_mgr.h"

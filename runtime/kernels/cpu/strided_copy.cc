@@ -4,7 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "runtime/kernels/cpu/array_util.h"
+#include "runtime/kernels/common/array_util.h"
 
 namespace graphrt {
 

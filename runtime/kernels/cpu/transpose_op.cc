@@ -15,7 +15,7 @@
 #endif
 
 #include "runtime/kernels/cpu/array_kernels.h"
-#include "runtime/kernels/cpu/array_util.h"
+#include "runtime/kernels/common/array_util.h"
 #include "runtime/kernels/cpu/strided_copy.h"
 #include "runtime/kernels/eigen_util.h"
 

@@ -323,24 +323,6 @@ void RegisterVariableKernels(KernelRegistry* r) {
   r->Register(KernelDefBuilder("DestroyResourceOp").Device(kDeviceCpu),
               MakeFactory<DestroyResourceOp>());
   r->Register(KernelDefBuilder("VariableShape").Device(kDeviceCpu), MakeFactory<VariableShapeOp>());
-
-  // Kernels that hand variable tensors around without reading them serve GPU devices too: a
-  // variable pinned to a GPU keeps its value in device memory. (Assign, which copies the value,
-  // has its own OpenCL kernel in runtime/kernels/opencl/plumbing_ops.cc.)
-  std::vector<DataType> numeric = RealNumberTypes();
-  numeric.push_back(::tensorflow::DT_BOOL);
-  for (const char* op : {"VariableV2", "Variable"}) {
-    r->Register(KernelDefBuilder(op).Device(kDeviceGpu).TypeConstraint("dtype", numeric),
-                MakeFactory<VariableOp>());
-  }
-  r->Register(KernelDefBuilder("VarHandleOp").Device(kDeviceGpu).TypeConstraint("dtype", numeric),
-              MakeFactory<VarHandleOp>());
-  r->Register(
-      KernelDefBuilder("ReadVariableOp").Device(kDeviceGpu).TypeConstraint("dtype", numeric),
-      MakeFactory<ReadVariableOp>());
-  r->Register(
-      KernelDefBuilder("AssignVariableOp").Device(kDeviceGpu).TypeConstraint("dtype", numeric),
-      MakeFactory<AssignVariableOp>());
 }
 
 }  // namespace graphrt

@@ -2,8 +2,8 @@
 // float32 only; shapes, permutations, paddings and slice specs are host-memory int tensors.
 #include <algorithm>
 
-#include "runtime/kernels/cpu/array_util.h"
-#include "runtime/kernels/cpu/strided_slice_spec.h"
+#include "runtime/kernels/common/array_util.h"
+#include "runtime/kernels/common/strided_slice_spec.h"
 #include "runtime/kernels/opencl/opencl_kernel.h"
 
 namespace graphrt {

@@ -2,8 +2,7 @@
 // broadcasting, and BiasAdd (a broadcast Add). float32 only.
 #include <map>
 
-#include "runtime/kernels/cpu/eigen_config.h"  // before cwise_util.h, which includes Eigen
-#include "runtime/kernels/cpu/cwise_util.h"
+#include "runtime/kernels/common/broadcast.h"
 #include "runtime/kernels/opencl/opencl_kernel.h"
 
 namespace graphrt {

@@ -4,8 +4,7 @@
 // and back around the NHWC computation. float32 only.
 #include <clblast.h>
 
-#include "runtime/kernels/cpu/eigen_config.h"  // before nn_util.h, which includes Eigen
-#include "runtime/kernels/cpu/nn_util.h"
+#include "runtime/kernels/common/window.h"
 #include "runtime/kernels/opencl/opencl_kernel.h"
 
 namespace graphrt {

@@ -2,9 +2,8 @@
 // float32 only; NCHW pooling is transposed to NHWC and back.
 #include <algorithm>
 
-#include "runtime/kernels/cpu/array_util.h"
-#include "runtime/kernels/cpu/eigen_config.h"  // before nn_util.h, which includes Eigen
-#include "runtime/kernels/cpu/nn_util.h"
+#include "runtime/kernels/common/array_util.h"
+#include "runtime/kernels/common/window.h"
 #include "runtime/kernels/opencl/opencl_kernel.h"
 
 namespace graphrt {

@@ -107,6 +107,7 @@ Status OpenClOpKernel::Enqueue(const ClKernel& kernel, size_t global) const {
 
 void RegisterOpenClKernels(KernelRegistry* r) {
   RegisterOpenClPlumbingKernels(r);
+  RegisterOpenClDeviceAgnosticKernels(r);
   RegisterOpenClCwiseKernels(r);
   RegisterOpenClMatMulConvKernels(r);
   RegisterOpenClNnKernels(r);

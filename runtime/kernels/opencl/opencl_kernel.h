@@ -99,6 +99,7 @@ Status CheckOpenClSize(int64_t n, const char* what);
 
 // Registration of every OpenCL kernel family (called from RegisterOpenClKernels).
 void RegisterOpenClPlumbingKernels(KernelRegistry* r);
+void RegisterOpenClDeviceAgnosticKernels(KernelRegistry* r);
 void RegisterOpenClCwiseKernels(KernelRegistry* r);
 void RegisterOpenClMatMulConvKernels(KernelRegistry* r);
 void RegisterOpenClNnKernels(KernelRegistry* r);

@@ -1,7 +1,7 @@
 // StridedSlice's begin/end/strides and masks resolved against an input shape (TensorFlow's
 // ValidateStridedSliceOp), shared by the CPU and OpenCL kernels.
-#ifndef GRAPHRT_RUNTIME_KERNELS_CPU_STRIDED_SLICE_SPEC_H_
-#define GRAPHRT_RUNTIME_KERNELS_CPU_STRIDED_SLICE_SPEC_H_
+#ifndef GRAPHRT_RUNTIME_KERNELS_COMMON_STRIDED_SLICE_SPEC_H_
+#define GRAPHRT_RUNTIME_KERNELS_COMMON_STRIDED_SLICE_SPEC_H_
 
 #include <cstdint>
 #include <vector>
@@ -28,4 +28,4 @@ Status ValidateStridedSlice(const TensorShape& input_shape, const Tensor& begin_
 
 }  // namespace graphrt
 
-#endif  // GRAPHRT_RUNTIME_KERNELS_CPU_STRIDED_SLICE_SPEC_H_
+#endif  // GRAPHRT_RUNTIME_KERNELS_COMMON_STRIDED_SLICE_SPEC_H_

@@ -1,7 +1,7 @@
 // Helpers shared by the shape, array and random kernels: reading the small integer tensors that
 // carry shapes, axes and paddings, and dispatching on how an element of a dtype is moved.
-#ifndef GRAPHRT_RUNTIME_KERNELS_CPU_ARRAY_UTIL_H_
-#define GRAPHRT_RUNTIME_KERNELS_CPU_ARRAY_UTIL_H_
+#ifndef GRAPHRT_RUNTIME_KERNELS_COMMON_ARRAY_UTIL_H_
+#define GRAPHRT_RUNTIME_KERNELS_COMMON_ARRAY_UTIL_H_
 
 #include <algorithm>
 #include <cstdint>
@@ -95,4 +95,4 @@ Status VisitElementKind(DataType dtype, Fn&& fn) {
 
 }  // namespace graphrt
 
-#endif  // GRAPHRT_RUNTIME_KERNELS_CPU_ARRAY_UTIL_H_
+#endif  // GRAPHRT_RUNTIME_KERNELS_COMMON_ARRAY_UTIL_H_

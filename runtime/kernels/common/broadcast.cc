@@ -1,6 +1,4 @@
-#include "runtime/kernels/cpu/eigen_config.h"  // first: configures Eigen
-
-#include "runtime/kernels/cpu/cwise_util.h"
+#include "runtime/kernels/common/broadcast.h"
 
 namespace graphrt {
 

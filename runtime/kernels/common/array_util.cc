@@ -1,4 +1,4 @@
-#include "runtime/kernels/cpu/array_util.h"
+#include "runtime/kernels/common/array_util.h"
 
 #include <limits>
 
