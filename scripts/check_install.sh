@@ -34,8 +34,9 @@ done
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "check_install.sh: no build folder ${BUILD}" >&2; exit 2; }
 [ -f "$BUILD/CMakeCache.txt" ] || { echo "check_install.sh: $BUILD is not configured" >&2; exit 2; }
 
-cache_on() {  # cache_on VAR: whether BUILD's cache has VAR set to a true value.
-  grep -Eiq "^$1:[A-Z]+=(ON|TRUE|YES|Y|1)$" "$BUILD/CMakeCache.txt"
+cache_on() {  # cache_on VAR: whether BUILD's cache sets VAR true, or lacks it (always built then).
+  grep -Eiq "^$1:[A-Z]+=(ON|TRUE|YES|Y|1)$" "$BUILD/CMakeCache.txt" ||
+    ! grep -q "^$1:" "$BUILD/CMakeCache.txt"
 }
 built=()
 cache_on GRAPHRT_WITH_HDF5 && built+=(keras)
@@ -63,7 +64,7 @@ step() {  # step NAME COMMAND...: one line with its time; the log when it fails.
   start=$(date +%s)
   "$@" >"$LOG" 2>&1
   rc=$?
-  printf '%-58s %4ds  %s\n' "$name" $(($(date +%s) - start)) "$([ $rc = 0 ] && echo ok || echo "FAILED ($rc)")"
+  printf '%-72s %4ds  %s\n' "$name" $(($(date +%s) - start)) "$([ $rc = 0 ] && echo ok || echo "FAILED ($rc)")"
   if [ $rc != 0 ]; then
     sed 's/^/    /' "$LOG" | tail -n 60
     status=1

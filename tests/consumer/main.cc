@@ -33,7 +33,9 @@ bool Near(float actual, float expected, float rtol, float atol) {
 
 void CheckFloat(const std::string& what, float actual, float expected, float rtol, float atol) {
   if (!Near(actual, expected, rtol, atol)) {
-    Fail(what + " = " + std::to_string(actual) + ", TensorFlow gave " + std::to_string(expected));
+    char message[64];
+    std::snprintf(message, sizeof(message), " = %.9g, TensorFlow gave %.9g", actual, expected);
+    Fail(what + message);
   }
 }
 
