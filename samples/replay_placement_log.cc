@@ -7,10 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "formats/graph_def.h"
-#include "formats/placement_log.h"
-#include "runtime/devices/device_factory.h"
-#include "runtime/placement/replay.h"
+#include <graphrt/graphrt.h>
 
 int main(int argc, char** argv) {
   const char* log_path = argc > 1 ? argv[1] : "tests/fixtures/placement/mlp.gpu.log";
