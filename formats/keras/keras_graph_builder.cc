@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/core/attr_util.h"
 #include "runtime/core/str_util.h"
 
 namespace graphrt {
@@ -227,26 +228,6 @@ class WeightCursor {
 // ---------------------------------------------------------------------------------------------
 // Emitting NodeDefs.
 
-void SetType(NodeDef* n, const char* attr, DataType t) { (*n->mutable_attr())[attr].set_type(t); }
-void SetInt(NodeDef* n, const char* attr, int64_t v) { (*n->mutable_attr())[attr].set_i(v); }
-void SetBool(NodeDef* n, const char* attr, bool v) { (*n->mutable_attr())[attr].set_b(v); }
-void SetFloat(NodeDef* n, const char* attr, float v) { (*n->mutable_attr())[attr].set_f(v); }
-void SetString(NodeDef* n, const char* attr, const std::string& v) {
-  (*n->mutable_attr())[attr].set_s(v);
-}
-void SetInts(NodeDef* n, const char* attr, const std::vector<int64_t>& v) {
-  auto* list = (*n->mutable_attr())[attr].mutable_list();
-  for (int64_t x : v) list->add_i(x);
-}
-void SetShapeAttr(NodeDef* n, const char* attr, const Shape& shape, bool unknown_rank = false) {
-  auto* proto = (*n->mutable_attr())[attr].mutable_shape();
-  if (unknown_rank) {
-    proto->set_unknown_rank(true);
-    return;
-  }
-  for (int64_t d : shape) proto->add_dim()->set_size(d);
-}
-
 class Emitter {
  public:
   Emitter(::tensorflow::GraphDef* graph, bool variables, std::vector<KerasVariable>* vars)
@@ -280,8 +261,8 @@ class Emitter {
 
   std::string Const(const std::string& name, const Tensor& value) {
     NodeDef* n = Add("Const", name, {});
-    SetType(n, "dtype", value.dtype());
-    value.AsProtoTensorContent((*n->mutable_attr())["value"].mutable_tensor());
+    SetNodeAttr(n, "dtype", value.dtype());
+    SetNodeAttr(n, "value", value);
     if (!pivot_.empty()) n->add_input("^" + pivot_);
     return n->name();
   }
@@ -300,12 +281,12 @@ class Emitter {
   std::string Weight(const std::string& name, const Tensor& value) {
     if (!variables_) return Const(name, value);
     NodeDef* var = Add("VariableV2", name, {});
-    SetType(var, "dtype", value.dtype());
-    SetShapeAttr(var, "shape", TensorDims(value));
-    SetString(var, "container", "");
-    SetString(var, "shared_name", "");
+    SetNodeAttr(var, "dtype", value.dtype());
+    SetNodeAttr(var, "shape", PartialTensorShape(value.shape().dim_sizes()));
+    SetNodeAttr(var, "container", "");
+    SetNodeAttr(var, "shared_name", "");
     NodeDef* read = Add("Identity", var->name() + "/read", {var->name()});
-    SetType(read, "T", value.dtype());
+    SetNodeAttr(read, "T", value.dtype());
     vars_->push_back(KerasVariable{var->name(), value});
     return read->name();
   }
@@ -314,15 +295,15 @@ class Emitter {
   // (KerasGraph::reset_states_op), and in an export a checkpoint entry of zeros.
   std::string StateVariable(const std::string& name, const Tensor& zeros) {
     NodeDef* var = Add("VariableV2", name, {});
-    SetType(var, "dtype", zeros.dtype());
-    SetShapeAttr(var, "shape", TensorDims(zeros));
-    SetString(var, "container", "");
-    SetString(var, "shared_name", "");
+    SetNodeAttr(var, "dtype", zeros.dtype());
+    SetNodeAttr(var, "shape", PartialTensorShape(zeros.shape().dim_sizes()));
+    SetNodeAttr(var, "container", "");
+    SetNodeAttr(var, "shared_name", "");
     NodeDef* reset =
         Add("Assign", var->name() + "/reset", {var->name(), Const(var->name() + "/zeros", zeros)});
-    SetType(reset, "T", zeros.dtype());
-    SetBool(reset, "validate_shape", true);
-    SetBool(reset, "use_locking", true);
+    SetNodeAttr(reset, "T", zeros.dtype());
+    SetNodeAttr(reset, "validate_shape", true);
+    SetNodeAttr(reset, "use_locking", true);
     resets_.push_back(reset->name());
     if (variables_) vars_->push_back(KerasVariable{var->name(), zeros});
     return var->name();
@@ -332,61 +313,61 @@ class Emitter {
   std::string Unary(const std::string& op, const std::string& name, const std::string& x,
                     DataType t = kFloat) {
     NodeDef* n = Add(op, name, {x});
-    SetType(n, "T", t);
+    SetNodeAttr(n, "T", t);
     return n->name();
   }
   std::string Binary(const std::string& op, const std::string& name, const std::string& a,
                      const std::string& b, DataType t = kFloat) {
     NodeDef* n = Add(op, name, {a, b});
-    SetType(n, "T", t);
+    SetNodeAttr(n, "T", t);
     return n->name();
   }
   std::string MatMul(const std::string& name, const std::string& a, const std::string& b) {
     NodeDef* n = Add("MatMul", name, {a, b});
-    SetType(n, "T", kFloat);
-    SetBool(n, "transpose_a", false);
-    SetBool(n, "transpose_b", false);
+    SetNodeAttr(n, "T", kFloat);
+    SetNodeAttr(n, "transpose_a", false);
+    SetNodeAttr(n, "transpose_b", false);
     return n->name();
   }
   std::string BiasAdd(const std::string& name, const std::string& x, const std::string& b) {
     NodeDef* n = Add("BiasAdd", name, {x, b});
-    SetType(n, "T", kFloat);
-    SetString(n, "data_format", "NHWC");
+    SetNodeAttr(n, "T", kFloat);
+    SetNodeAttr(n, "data_format", "NHWC");
     return n->name();
   }
   std::string Reshape(const std::string& name, const std::string& x, const std::string& shape,
                       DataType t = kFloat) {
     NodeDef* n = Add("Reshape", name, {x, shape});
-    SetType(n, "T", t);
-    SetType(n, "Tshape", kInt32);
+    SetNodeAttr(n, "T", t);
+    SetNodeAttr(n, "Tshape", kInt32);
     return n->name();
   }
   std::string Transpose(const std::string& name, const std::string& x,
                         const std::vector<int32_t>& perm, DataType t = kFloat) {
     NodeDef* n = Add("Transpose", name, {x, Ints(name + "/perm", perm)});
-    SetType(n, "T", t);
-    SetType(n, "Tperm", kInt32);
+    SetNodeAttr(n, "T", t);
+    SetNodeAttr(n, "Tperm", kInt32);
     return n->name();
   }
   std::string ExpandDims(const std::string& name, const std::string& x, int axis) {
     NodeDef* n = Add("ExpandDims", name, {x, Int(name + "/dim", axis)});
-    SetType(n, "T", kFloat);
-    SetType(n, "Tdim", kInt32);
+    SetNodeAttr(n, "T", kFloat);
+    SetNodeAttr(n, "Tdim", kInt32);
     return n->name();
   }
   std::string Squeeze(const std::string& name, const std::string& x, std::vector<int64_t> dims,
                       DataType t = kFloat) {
     NodeDef* n = Add("Squeeze", name, {x});
-    SetType(n, "T", t);
-    SetInts(n, "squeeze_dims", dims);
+    SetNodeAttr(n, "T", t);
+    SetNodeAttr(n, "squeeze_dims", dims);
     return n->name();
   }
   std::string Reduce(const std::string& op, const std::string& name, const std::string& x,
                      const std::vector<int32_t>& axes, bool keep_dims) {
     NodeDef* n = Add(op, name, {x, Ints(name + "/reduction_indices", axes)});
-    SetType(n, "T", kFloat);
-    SetType(n, "Tidx", kInt32);
-    SetBool(n, "keep_dims", keep_dims);
+    SetNodeAttr(n, "T", kFloat);
+    SetNodeAttr(n, "Tidx", kInt32);
+    SetNodeAttr(n, "keep_dims", keep_dims);
     return n->name();
   }
   std::string Concat(const std::string& name, const std::vector<std::string>& xs, int axis,
@@ -394,9 +375,9 @@ class Emitter {
     std::vector<std::string> inputs = xs;
     inputs.push_back(Int(name + "/axis", axis));
     NodeDef* n = Add("ConcatV2", name, inputs);
-    SetType(n, "T", t);
-    SetType(n, "Tidx", kInt32);
-    SetInt(n, "N", static_cast<int64_t>(xs.size()));
+    SetNodeAttr(n, "T", t);
+    SetNodeAttr(n, "Tidx", kInt32);
+    SetNodeAttr(n, "N", static_cast<int64_t>(xs.size()));
     return n->name();
   }
   // Element i of an int32 vector, as a scalar.
@@ -404,26 +385,26 @@ class Emitter {
     NodeDef* n = Add("StridedSlice", name,
                      {vec, Ints(name + "/begin", {i}), Ints(name + "/end", {i + 1}),
                       Ints(name + "/strides", {1})});
-    SetType(n, "T", kInt32);
-    SetType(n, "Index", kInt32);
-    SetInt(n, "begin_mask", 0);
-    SetInt(n, "end_mask", 0);
-    SetInt(n, "ellipsis_mask", 0);
-    SetInt(n, "new_axis_mask", 0);
-    SetInt(n, "shrink_axis_mask", 1);
+    SetNodeAttr(n, "T", kInt32);
+    SetNodeAttr(n, "Index", kInt32);
+    SetNodeAttr(n, "begin_mask", 0);
+    SetNodeAttr(n, "end_mask", 0);
+    SetNodeAttr(n, "ellipsis_mask", 0);
+    SetNodeAttr(n, "new_axis_mask", 0);
+    SetNodeAttr(n, "shrink_axis_mask", 1);
     return n->name();
   }
   std::string ShapeOf(const std::string& name, const std::string& x, DataType t = kFloat) {
     NodeDef* n = Add("Shape", name, {x});
-    SetType(n, "T", t);
-    SetType(n, "out_type", kInt32);
+    SetNodeAttr(n, "T", t);
+    SetNodeAttr(n, "out_type", kInt32);
     return n->name();
   }
   std::string Pack(const std::string& name, const std::vector<std::string>& xs, DataType t) {
     NodeDef* n = Add("Pack", name, xs);
-    SetType(n, "T", t);
-    SetInt(n, "N", static_cast<int64_t>(xs.size()));
-    SetInt(n, "axis", 0);
+    SetNodeAttr(n, "T", t);
+    SetNodeAttr(n, "N", static_cast<int64_t>(xs.size()));
+    SetNodeAttr(n, "axis", 0);
     return n->name();
   }
   std::string Identity(const std::string& name, const std::string& x, DataType t = kFloat) {
@@ -833,8 +814,8 @@ Status Builder::BuildModel(const Json& model, const std::string& scope,
       return Unimplemented("input layer '", name, "' has dtype ", dtype_name);
     }
     NodeDef* n = emit_.Add("Placeholder", scope + name, {});
-    SetType(n, "dtype", dtype);
-    SetShapeAttr(n, "shape", batch_shape);
+    SetNodeAttr(n, "dtype", dtype);
+    SetNodeAttr(n, "shape", PartialTensorShape(batch_shape));
     Value v{n->name(), batch_shape, dtype};
     out_->inputs.push_back(KerasTensorInfo{name, n->name() + ":0", dtype, batch_shape});
     return v;
@@ -882,7 +863,7 @@ Status Builder::BuildModel(const Json& model, const std::string& scope,
     outputs->push_back(current);
     if (top) {
       NodeDef* n = emit_.Add("Identity", scope + last, {current.tensor});
-      SetType(n, "T", current.dtype);
+      SetNodeAttr(n, "T", current.dtype);
       out_->outputs.push_back(
           KerasTensorInfo{last, n->name() + ":0", current.dtype, current.shape});
     }
@@ -1057,11 +1038,10 @@ Status Builder::BuildModel(const Json& model, const std::string& scope,
     NodeDef* n;
     if (tensors.size() == 1) {
       n = emit_.Add("Identity", scope + layer, tensors);
-      SetType(n, "T", types[0]);
+      SetNodeAttr(n, "T", types[0]);
     } else {
       n = emit_.Add("IdentityN", scope + layer, tensors);
-      auto* list = (*n->mutable_attr())["T"].mutable_list();
-      for (DataType t : types) list->add_type(t);
+      SetNodeAttr(n, "T", types);
     }
     output_node[layer] = n->name();
   }
@@ -1207,9 +1187,9 @@ std::string Builder::Softmax(const std::string& name, const std::string& x, int 
 std::string Builder::ToFloat(const std::string& scope, const Value& v) {
   if (v.dtype == kFloat) return v.tensor;
   NodeDef* n = emit_.Add("Cast", scope + "/Cast", {v.tensor});
-  SetType(n, "SrcT", v.dtype);
-  SetType(n, "DstT", kFloat);
-  SetBool(n, "Truncate", false);
+  SetNodeAttr(n, "SrcT", v.dtype);
+  SetNodeAttr(n, "DstT", kFloat);
+  SetNodeAttr(n, "Truncate", false);
   return n->name();
 }
 
@@ -1350,8 +1330,8 @@ Status Builder::RepeatVector(LayerCall& c, std::vector<Value>* out) {
   std::string y = emit_.ExpandDims(c.scope + "/ExpandDims", x.tensor, 1);
   NodeDef* tile =
       emit_.Add("Tile", c.scope + "/Tile", {y, emit_.Ints(c.scope + "/multiples", {1, n, 1})});
-  SetType(tile, "T", kFloat);
-  SetType(tile, "Tmultiples", kInt32);
+  SetNodeAttr(tile, "T", kFloat);
+  SetNodeAttr(tile, "Tmultiples", kInt32);
   out->push_back(Value{tile->name(), {x.shape[0], n, x.shape[1]}});
   return Status::OK();
 }
@@ -1394,8 +1374,8 @@ Status Builder::Conv(LayerCall& c, std::vector<Value>* out) {
     paddings.data<int32_t>()[2] = left;
     NodeDef* pad = emit_.Add("Pad", c.scope + "/causal_pad",
                              {input, emit_.Const(c.scope + "/causal_paddings", paddings)});
-    SetType(pad, "T", kFloat);
-    SetType(pad, "Tpaddings", kInt32);
+    SetNodeAttr(pad, "T", kFloat);
+    SetNodeAttr(pad, "Tpaddings", kInt32);
     input = pad->name();
     padding = "valid";
   }
@@ -1417,24 +1397,24 @@ Status Builder::Conv(LayerCall& c, std::vector<Value>* out) {
                     const std::vector<int64_t>& s, const std::vector<int64_t>& d,
                     const std::string& pad) {
     NodeDef* node = emit_.Add("Conv2D", name, {in, filter});
-    SetType(node, "T", kFloat);
-    SetInts(node, "strides", s);
-    SetInts(node, "dilations", d);
-    SetString(node, "padding", pad);
-    SetString(node, "data_format", "NHWC");
-    SetBool(node, "use_cudnn_on_gpu", true);
-    SetInts(node, "explicit_paddings", {});
+    SetNodeAttr(node, "T", kFloat);
+    SetNodeAttr(node, "strides", s);
+    SetNodeAttr(node, "dilations", d);
+    SetNodeAttr(node, "padding", pad);
+    SetNodeAttr(node, "data_format", "NHWC");
+    SetNodeAttr(node, "use_cudnn_on_gpu", true);
+    SetNodeAttr(node, "explicit_paddings", std::vector<int64_t>{});
     return node->name();
   };
   auto depthwise_conv = [&](const std::string& name, const std::string& in,
                             const std::string& filter) {
     NodeDef* node = emit_.Add("DepthwiseConv2dNative", name, {in, filter});
-    SetType(node, "T", kFloat);
-    SetInts(node, "strides", strides);
-    SetInts(node, "dilations", dilations);
-    SetString(node, "padding", tf_pad);
-    SetString(node, "data_format", "NHWC");
-    SetInts(node, "explicit_paddings", {});
+    SetNodeAttr(node, "T", kFloat);
+    SetNodeAttr(node, "strides", strides);
+    SetNodeAttr(node, "dilations", dilations);
+    SetNodeAttr(node, "padding", tf_pad);
+    SetNodeAttr(node, "data_format", "NHWC");
+    SetNodeAttr(node, "explicit_paddings", std::vector<int64_t>{});
     return node->name();
   };
   Shape out_shape = x.shape;
@@ -1528,8 +1508,8 @@ StatusOr<std::string> Builder::ConvTranspose(LayerCall& c, const Value& x, int64
     pads.data<int32_t>()[5] = static_cast<int32_t>(st[0] - 1);
     pads.data<int32_t>()[9] = static_cast<int32_t>(st[1] - 1);
     NodeDef* pad = emit_.Add("Pad", p + "/zeros", {y, emit_.Const(p + "/zeros/paddings", pads)});
-    SetType(pad, "T", kFloat);
-    SetType(pad, "Tpaddings", kInt32);
+    SetNodeAttr(pad, "T", kFloat);
+    SetNodeAttr(pad, "Tpaddings", kInt32);
     y = emit_.Reshape(p + "/spread_out", pad->name(),
                       emit_.Ints(p + "/spread_out_shape",
                                  {-1, static_cast<int32_t>(h * st[0]),
@@ -1539,8 +1519,8 @@ StatusOr<std::string> Builder::ConvTranspose(LayerCall& c, const Value& x, int64
                   {y, emit_.Ints(p + "/spread_crop/begin", {0, 0, 0, 0}),
                    emit_.Ints(p + "/spread_crop/size",
                               {-1, static_cast<int32_t>(dh), static_cast<int32_t>(dw), -1})});
-    SetType(slice, "T", kFloat);
-    SetType(slice, "Index", kInt32);
+    SetNodeAttr(slice, "T", kFloat);
+    SetNodeAttr(slice, "Index", kInt32);
     y = slice->name();
   }
   // Output size and where it starts in the full (kernel-1 padded) result.
@@ -1566,24 +1546,24 @@ StatusOr<std::string> Builder::ConvTranspose(LayerCall& c, const Value& x, int64
     pads.data<int32_t>()[3 + 2 * i] = static_cast<int32_t>(ks[i] - 1 + extra);
   }
   NodeDef* pad = emit_.Add("Pad", p + "/pad", {y, emit_.Const(p + "/paddings", pads)});
-  SetType(pad, "T", kFloat);
-  SetType(pad, "Tpaddings", kInt32);
+  SetNodeAttr(pad, "T", kFloat);
+  SetNodeAttr(pad, "Tpaddings", kInt32);
   NodeDef* conv = emit_.Add("Conv2D", p, {pad->name(), emit_.Weight(c.scope + "/kernel", flipped)});
-  SetType(conv, "T", kFloat);
-  SetInts(conv, "strides", {1, 1, 1, 1});
-  SetInts(conv, "dilations", {1, 1, 1, 1});
-  SetString(conv, "padding", "VALID");
-  SetString(conv, "data_format", "NHWC");
-  SetBool(conv, "use_cudnn_on_gpu", true);
-  SetInts(conv, "explicit_paddings", {});
+  SetNodeAttr(conv, "T", kFloat);
+  SetNodeAttr(conv, "strides", std::vector<int64_t>{1, 1, 1, 1});
+  SetNodeAttr(conv, "dilations", std::vector<int64_t>{1, 1, 1, 1});
+  SetNodeAttr(conv, "padding", "VALID");
+  SetNodeAttr(conv, "data_format", "NHWC");
+  SetNodeAttr(conv, "use_cudnn_on_gpu", true);
+  SetNodeAttr(conv, "explicit_paddings", std::vector<int64_t>{});
   NodeDef* crop = emit_.Add("Slice", p + "/crop",
                             {conv->name(),
                              emit_.Ints(p + "/crop/begin", {0, static_cast<int32_t>(begin[0]),
                                                             static_cast<int32_t>(begin[1]), 0}),
                              emit_.Ints(p + "/crop/size", {-1, static_cast<int32_t>(size[0]),
                                                            static_cast<int32_t>(size[1]), -1})});
-  SetType(crop, "T", kFloat);
-  SetType(crop, "Index", kInt32);
+  SetNodeAttr(crop, "T", kFloat);
+  SetNodeAttr(crop, "Index", kInt32);
   *out_ch = filters;
   *out_shape = {x.shape[0], size[0], size[1], filters};
   return crop->name();
@@ -1606,12 +1586,14 @@ Status Builder::Pooling(LayerCall& c, std::vector<Value>* out) {
   if (one_d) input = emit_.ExpandDims(c.scope + "/ExpandDims", input, 1);
   NodeDef* node =
       emit_.Add(max ? "MaxPool" : "AvgPool", c.scope + (max ? "/MaxPool" : "/AvgPool"), {input});
-  SetType(node, "T", kFloat);
-  SetInts(node, "ksize", {1, one_d ? 1 : pool[0], one_d ? pool[0] : pool[1], 1});
-  SetInts(node, "strides", {1, one_d ? 1 : st[0], one_d ? st[0] : st[1], 1});
-  SetString(node, "padding", padding == "same" ? "SAME" : "VALID");
-  SetString(node, "data_format", "NHWC");
-  if (max) SetInts(node, "explicit_paddings", {});
+  SetNodeAttr(node, "T", kFloat);
+  SetNodeAttr(node, "ksize",
+              std::vector<int64_t>{1, one_d ? 1 : pool[0], one_d ? pool[0] : pool[1], 1});
+  SetNodeAttr(node, "strides",
+              std::vector<int64_t>{1, one_d ? 1 : st[0], one_d ? st[0] : st[1], 1});
+  SetNodeAttr(node, "padding", padding == "same" ? "SAME" : "VALID");
+  SetNodeAttr(node, "data_format", "NHWC");
+  if (max) SetNodeAttr(node, "explicit_paddings", std::vector<int64_t>{});
   std::string y = node->name();
   if (one_d) y = emit_.Squeeze(c.scope + "/Squeeze", y, {1});
   Shape shape = x.shape;
@@ -1675,8 +1657,8 @@ Status Builder::ZeroPadding(LayerCall& c, std::vector<Value>* out) {
   }
   NodeDef* pad =
       emit_.Add("Pad", c.scope + "/Pad", {x.tensor, emit_.Const(c.scope + "/paddings", paddings)});
-  SetType(pad, "T", kFloat);
-  SetType(pad, "Tpaddings", kInt32);
+  SetNodeAttr(pad, "T", kFloat);
+  SetNodeAttr(pad, "Tpaddings", kInt32);
   out->push_back(Value{pad->name(), shape});
   return Status::OK();
 }
@@ -1702,13 +1684,13 @@ Status Builder::Cropping(LayerCall& c, std::vector<Value>* out) {
       emit_.Add("StridedSlice", c.scope + "/StridedSlice",
                 {x.tensor, emit_.Ints(c.scope + "/begin", begin), emit_.Ints(c.scope + "/end", end),
                  emit_.Ints(c.scope + "/strides", strides)});
-  SetType(node, "T", kFloat);
-  SetType(node, "Index", kInt32);
-  SetInt(node, "begin_mask", 0);
-  SetInt(node, "end_mask", end_mask);
-  SetInt(node, "ellipsis_mask", 0);
-  SetInt(node, "new_axis_mask", 0);
-  SetInt(node, "shrink_axis_mask", 0);
+  SetNodeAttr(node, "T", kFloat);
+  SetNodeAttr(node, "Index", kInt32);
+  SetNodeAttr(node, "begin_mask", 0);
+  SetNodeAttr(node, "end_mask", end_mask);
+  SetNodeAttr(node, "ellipsis_mask", 0);
+  SetNodeAttr(node, "new_axis_mask", 0);
+  SetNodeAttr(node, "shrink_axis_mask", 0);
   out->push_back(Value{node->name(), shape});
   return Status::OK();
 }
@@ -1722,8 +1704,8 @@ Status Builder::UpSampling(LayerCall& c, std::vector<Value>* out) {
     std::string y = emit_.ExpandDims(c.scope + "/ExpandDims", x.tensor, 2);
     NodeDef* tile = emit_.Add("Tile", c.scope + "/Tile",
                               {y, emit_.Ints(c.scope + "/multiples", {1, 1, size, 1})});
-    SetType(tile, "T", kFloat);
-    SetType(tile, "Tmultiples", kInt32);
+    SetNodeAttr(tile, "T", kFloat);
+    SetNodeAttr(tile, "Tmultiples", kInt32);
     int32_t len = static_cast<int32_t>(x.shape[1] * size);
     y = emit_.Reshape(c.scope + "/Reshape", tile->name(),
                       emit_.Ints(c.scope + "/shape", {-1, len, static_cast<int32_t>(x.shape[2])}));
@@ -1745,9 +1727,9 @@ Status Builder::UpSampling(LayerCall& c, std::vector<Value>* out) {
   }
   NodeDef* node =
       emit_.Add(op, c.scope + "/" + op, {x.tensor, emit_.Ints(c.scope + "/size", {h, w})});
-  SetType(node, "T", kFloat);
-  SetBool(node, "align_corners", false);
-  SetBool(node, "half_pixel_centers", true);
+  SetNodeAttr(node, "T", kFloat);
+  SetNodeAttr(node, "align_corners", false);
+  SetNodeAttr(node, "half_pixel_centers", true);
   out->push_back(Value{node->name(), {x.shape[0], h, w, x.shape[3]}});
   return Status::OK();
 }
@@ -1860,18 +1842,18 @@ Status Builder::Embedding(LayerCall& c, std::vector<Value>* out) {
   std::string ids = x.tensor;
   if (x.dtype != kInt32 && x.dtype != ::tensorflow::DT_INT64) {
     NodeDef* cast = emit_.Add("Cast", c.scope + "/Cast", {x.tensor});
-    SetType(cast, "SrcT", x.dtype);
-    SetType(cast, "DstT", kInt32);
-    SetBool(cast, "Truncate", false);
+    SetNodeAttr(cast, "SrcT", x.dtype);
+    SetNodeAttr(cast, "DstT", kInt32);
+    SetNodeAttr(cast, "Truncate", false);
     ids = cast->name();
   }
   NodeDef* gather = emit_.Add(
       "GatherV2", c.scope + "/embedding_lookup",
       {emit_.Weight(c.scope + "/embeddings", table), ids, emit_.Int(c.scope + "/axis", 0)});
-  SetType(gather, "Tparams", kFloat);
-  SetType(gather, "Tindices", x.dtype == ::tensorflow::DT_INT64 ? x.dtype : kInt32);
-  SetType(gather, "Taxis", kInt32);
-  SetInt(gather, "batch_dims", 0);
+  SetNodeAttr(gather, "Tparams", kFloat);
+  SetNodeAttr(gather, "Tindices", x.dtype == ::tensorflow::DT_INT64 ? x.dtype : kInt32);
+  SetNodeAttr(gather, "Taxis", kInt32);
+  SetNodeAttr(gather, "batch_dims", 0);
   Shape shape = x.shape;
   shape.push_back(table.dim_size(1));
   Value y{gather->name(), shape};
@@ -1881,11 +1863,11 @@ Status Builder::Embedding(LayerCall& c, std::vector<Value>* out) {
     Tensor z = x.dtype == ::tensorflow::DT_INT64 ? Tensor::Scalar<int64_t>(0)
                : x.dtype == kInt32               ? Tensor::Scalar<int32_t>(0)
                                                  : Tensor::Scalar<float>(0.0f);
-    SetType(zero, "dtype", z.dtype());
-    z.AsProtoTensorContent((*zero->mutable_attr())["value"].mutable_tensor());
+    SetNodeAttr(zero, "dtype", z.dtype());
+    SetNodeAttr(zero, "value", z);
     NodeDef* ne = emit_.Add("NotEqual", c.scope + "/mask", {x.tensor, zero->name()});
-    SetType(ne, "T", x.dtype);
-    SetBool(ne, "incompatible_shape_error", true);
+    SetNodeAttr(ne, "T", x.dtype);
+    SetNodeAttr(ne, "incompatible_shape_error", true);
     y.mask = ne->name();
   }
   out->push_back(y);
@@ -1899,16 +1881,16 @@ Status Builder::MaskingLayer(LayerCall& c, std::vector<Value>* out) {
   float value = Get<float>(*c.config, "mask_value", 0.0f);
   NodeDef* ne = emit_.Add("NotEqual", c.scope + "/NotEqual",
                           {x.tensor, emit_.Float(c.scope + "/mask_value", value)});
-  SetType(ne, "T", kFloat);
-  SetBool(ne, "incompatible_shape_error", true);
+  SetNodeAttr(ne, "T", kFloat);
+  SetNodeAttr(ne, "incompatible_shape_error", true);
   NodeDef* any =
       emit_.Add("Any", c.scope + "/Any", {ne->name(), emit_.Ints(c.scope + "/axis", {-1})});
-  SetType(any, "Tidx", kInt32);
-  SetBool(any, "keep_dims", true);
+  SetNodeAttr(any, "Tidx", kInt32);
+  SetNodeAttr(any, "keep_dims", true);
   NodeDef* cast = emit_.Add("Cast", c.scope + "/Cast", {any->name()});
-  SetType(cast, "SrcT", ::tensorflow::DT_BOOL);
-  SetType(cast, "DstT", kFloat);
-  SetBool(cast, "Truncate", false);
+  SetNodeAttr(cast, "SrcT", ::tensorflow::DT_BOOL);
+  SetNodeAttr(cast, "DstT", kFloat);
+  SetNodeAttr(cast, "Truncate", false);
   Value y{emit_.Binary("Mul", c.scope + "/mul", x.tensor, cast->name()), x.shape};
   y.mask = emit_.Squeeze(c.scope + "/mask", any->name(), {2}, ::tensorflow::DT_BOOL);
   out->push_back(y);
@@ -1935,14 +1917,14 @@ Status Builder::ReLULayer(LayerCall& c, std::vector<Value>* out) {
         emit_.Float(p + "/slope", slope));
     NodeDef* cond = emit_.Add("GreaterEqual", p + "/GreaterEqual",
                               {x.tensor, emit_.Float(p + "/threshold_c", threshold)});
-    SetType(cond, "T", kFloat);
+    SetNodeAttr(cond, "T", kFloat);
     NodeDef* sel = emit_.Add("SelectV2", p + "/SelectV2", {cond->name(), x.tensor, below});
-    SetType(sel, "T", kFloat);
+    SetNodeAttr(sel, "T", kFloat);
     y = sel->name();
   } else if (slope != 0.0f) {
     NodeDef* n = emit_.Add("LeakyRelu", p + "/LeakyRelu", {x.tensor});
-    SetType(n, "T", kFloat);
-    SetFloat(n, "alpha", slope);
+    SetNodeAttr(n, "T", kFloat);
+    SetNodeAttr(n, "alpha", slope);
     y = n->name();
   } else if (has_max && max_value == 6.0f) {
     out->push_back(Value{emit_.Unary("Relu6", p + "/Relu6", x.tensor), x.shape});
@@ -1958,9 +1940,9 @@ Status Builder::ReLULayer(LayerCall& c, std::vector<Value>* out) {
 
 Status Builder::LeakyReLULayer(LayerCall& c, std::vector<Value>* out) {
   NodeDef* n = emit_.Add("LeakyRelu", c.scope + "/LeakyRelu", {c.inputs[0].tensor});
-  SetType(n, "T", kFloat);
-  SetFloat(n, "alpha",
-           Get<float>(*c.config, "alpha", Get<float>(*c.config, "negative_slope", 0.3f)));
+  SetNodeAttr(n, "T", kFloat);
+  SetNodeAttr(n, "alpha",
+              Get<float>(*c.config, "alpha", Get<float>(*c.config, "negative_slope", 0.3f)));
   out->push_back(Value{n->name(), c.inputs[0].shape});
   return Status::OK();
 }
@@ -1989,11 +1971,11 @@ Status Builder::ELULayer(LayerCall& c, std::vector<Value>* out) {
   if (alpha != 1.0f) {
     NodeDef* cond = emit_.Add("Greater", c.scope + "/Greater",
                               {x.tensor, emit_.Float(c.scope + "/zero", 0.0f)});
-    SetType(cond, "T", kFloat);
+    SetNodeAttr(cond, "T", kFloat);
     std::string scaled =
         emit_.Binary("Mul", c.scope + "/mul", emit_.Float(c.scope + "/alpha", alpha), y);
     NodeDef* sel = emit_.Add("SelectV2", c.scope + "/SelectV2", {cond->name(), y, scaled});
-    SetType(sel, "T", kFloat);
+    SetNodeAttr(sel, "T", kFloat);
     y = sel->name();
   }
   out->push_back(Value{y, x.shape});
@@ -2005,11 +1987,11 @@ Status Builder::ThresholdedReLULayer(LayerCall& c, std::vector<Value>* out) {
   float theta = Get<float>(*c.config, "theta", 1.0f);
   NodeDef* cond = emit_.Add("Greater", c.scope + "/Greater",
                             {x.tensor, emit_.Float(c.scope + "/theta", theta)});
-  SetType(cond, "T", kFloat);
+  SetNodeAttr(cond, "T", kFloat);
   NodeDef* cast = emit_.Add("Cast", c.scope + "/Cast", {cond->name()});
-  SetType(cast, "SrcT", ::tensorflow::DT_BOOL);
-  SetType(cast, "DstT", kFloat);
-  SetBool(cast, "Truncate", false);
+  SetNodeAttr(cast, "SrcT", ::tensorflow::DT_BOOL);
+  SetNodeAttr(cast, "DstT", kFloat);
+  SetNodeAttr(cast, "Truncate", false);
   out->push_back(Value{emit_.Binary("Mul", c.scope + "/mul", x.tensor, cast->name()), x.shape});
   return Status::OK();
 }
@@ -2110,9 +2092,9 @@ Status Builder::DotLayer(LayerCall& c, std::vector<Value>* out) {
   }
   // [B, M, K] x [B, K, N]: move a's contracted axis last and b's to the middle.
   NodeDef* n = emit_.Add("BatchMatMulV2", c.scope + "/MatMul", {a.tensor, b.tensor});
-  SetType(n, "T", kFloat);
-  SetBool(n, "adj_x", ax == 1);
-  SetBool(n, "adj_y", bx == 2);
+  SetNodeAttr(n, "T", kFloat);
+  SetNodeAttr(n, "adj_x", ax == 1);
+  SetNodeAttr(n, "adj_y", bx == 2);
   int64_t m = a.shape[ax == 1 ? 2 : 1], k = b.shape[bx == 2 ? 1 : 2];
   out->push_back(Value{n->name(), {a.shape[0], m, k}});
   return Status::OK();
@@ -2168,8 +2150,8 @@ std::string Builder::CellStep(const std::string& p, const RnnCellSpec& cell, con
   };
   auto split = [&](const std::string& name, const std::string& v, int n) {
     NodeDef* s = emit_.Add("Split", name, {emit_.Int(name + "/split_dim", 1), v});
-    SetType(s, "T", kFloat);
-    SetInt(s, "num_split", n);
+    SetNodeAttr(s, "T", kFloat);
+    SetNodeAttr(s, "num_split", n);
     std::vector<std::string> parts;
     for (int i = 0; i < n; ++i) parts.push_back(i == 0 ? s->name() : StrCat(s->name(), ":", i));
     return parts;
@@ -2259,8 +2241,8 @@ Status Builder::EmitRnn(const std::string& scope, const RnnCellSpec& cell, const
   std::string xt = emit_.Transpose(p + "/transpose", ToFloat(p, x), {1, 0, 2});
   if (cell.go_backwards) {
     NodeDef* rev = emit_.Add("ReverseV2", p + "/ReverseV2", {xt, emit_.Ints(p + "/rev_axis", {0})});
-    SetType(rev, "T", kFloat);
-    SetType(rev, "Tidx", kInt32);
+    SetNodeAttr(rev, "T", kFloat);
+    SetNodeAttr(rev, "Tidx", kInt32);
     xt = rev->name();
   }
   std::string shape = emit_.ShapeOf(p + "/Shape", xt);
@@ -2289,12 +2271,12 @@ Status Builder::EmitRnn(const std::string& scope, const RnnCellSpec& cell, const
       for (size_t i = 0; i < reads.size(); ++i) {
         NodeDef* ne = emit_.Add("NotEqual", StrCat(p, "/states_", i, "/NotEqual"),
                                 {reads[i], emit_.Float(StrCat(p, "/states_", i, "/zero"), 0.0f)});
-        SetType(ne, "T", kFloat);
-        SetBool(ne, "incompatible_shape_error", true);
+        SetNodeAttr(ne, "T", kFloat);
+        SetNodeAttr(ne, "incompatible_shape_error", true);
         NodeDef* a = emit_.Add("Any", StrCat(p, "/states_", i, "/Any"),
                                {ne->name(), emit_.Ints(StrCat(p, "/states_", i, "/axes"), {0, 1})});
-        SetType(a, "Tidx", kInt32);
-        SetBool(a, "keep_dims", false);
+        SetNodeAttr(a, "Tidx", kInt32);
+        SetNodeAttr(a, "keep_dims", false);
         any = any.empty()
                   ? a->name()
                   : emit_.Add("LogicalOr", StrCat(p, "/states_any"), {any, a->name()})->name();
@@ -2302,7 +2284,7 @@ Status Builder::EmitRnn(const std::string& scope, const RnnCellSpec& cell, const
       for (size_t i = 0; i < initial_states.size() && i < reads.size(); ++i) {
         NodeDef* sel = emit_.Add("SelectV2", StrCat(p, "/initial_state_", i),
                                  {any, reads[i], initial_states[i]});
-        SetType(sel, "T", kFloat);
+        SetNodeAttr(sel, "T", kFloat);
         initial_states[i] = sel->name();
       }
     }
@@ -2311,8 +2293,8 @@ Status Builder::EmitRnn(const std::string& scope, const RnnCellSpec& cell, const
     std::string dims = emit_.Pack(
         p + "/zeros/shape", {batch, emit_.Int(p + "/units", static_cast<int32_t>(u))}, kInt32);
     NodeDef* fill = emit_.Add("Fill", p + "/zeros", {dims, emit_.Float(p + "/zeros/value", 0.0f)});
-    SetType(fill, "T", kFloat);
-    SetType(fill, "index_type", kInt32);
+    SetNodeAttr(fill, "T", kFloat);
+    SetNodeAttr(fill, "index_type", kInt32);
     for (int i = 0; i < cell.num_states(); ++i) initial_states.push_back(fill->name());
   }
   if (static_cast<int>(initial_states.size()) != cell.num_states()) {
@@ -2323,10 +2305,10 @@ Status Builder::EmitRnn(const std::string& scope, const RnnCellSpec& cell, const
   auto enter = [&](const std::string& name, const std::string& v, bool constant,
                    DataType t = kFloat) {
     NodeDef* n = emit_.Add("Enter", p + "/while/" + name, {v});
-    SetType(n, "T", t);
-    SetString(n, "frame_name", frame);
-    SetBool(n, "is_constant", constant);
-    SetInt(n, "parallel_iterations", 32);
+    SetNodeAttr(n, "T", t);
+    SetNodeAttr(n, "frame_name", frame);
+    SetNodeAttr(n, "is_constant", constant);
+    SetNodeAttr(n, "parallel_iterations", 32);
     return n->name();
   };
   std::string kernel = enter("kernel", emit_.Weight(p + "/kernel", cell.kernel), true);
@@ -2367,8 +2349,8 @@ Status Builder::EmitRnn(const std::string& scope, const RnnCellSpec& cell, const
     if (cell.go_backwards) {
       NodeDef* rev =
           emit_.Add("ReverseV2", p + "/mask_reverse", {mt, emit_.Ints(p + "/mask_rev_axis", {0})});
-      SetType(rev, "T", ::tensorflow::DT_BOOL);
-      SetType(rev, "Tidx", kInt32);
+      SetNodeAttr(rev, "T", ::tensorflow::DT_BOOL);
+      SetNodeAttr(rev, "Tidx", kInt32);
       mt = rev->name();
     }
     mask_in = enter("mask", mt, true, ::tensorflow::DT_BOOL);
@@ -2377,12 +2359,12 @@ Status Builder::EmitRnn(const std::string& scope, const RnnCellSpec& cell, const
   std::string ta_handle, ta_flow;
   if (cell.return_sequences) {
     NodeDef* ta = emit_.Add("TensorArrayV3", p + "/TensorArray", {steps});
-    SetType(ta, "dtype", kFloat);
-    SetShapeAttr(ta, "element_shape", {}, true);
-    SetBool(ta, "dynamic_size", false);
-    SetBool(ta, "clear_after_read", true);
-    SetBool(ta, "identical_element_shapes", true);
-    SetString(ta, "tensor_array_name", "");
+    SetNodeAttr(ta, "dtype", kFloat);
+    SetNodeAttr(ta, "element_shape", PartialTensorShape());
+    SetNodeAttr(ta, "dynamic_size", false);
+    SetNodeAttr(ta, "clear_after_read", true);
+    SetNodeAttr(ta, "identical_element_shapes", true);
+    SetNodeAttr(ta, "tensor_array_name", "");
     ta_handle = ta->name();
     ta_flow = ta->name() + ":1";
   }
@@ -2403,27 +2385,27 @@ Status Builder::EmitRnn(const std::string& scope, const RnnCellSpec& cell, const
     std::string next_name = emit_.Unique(StrCat(frame, "NextIteration_", i));
     nexts.push_back(next_name);
     NodeDef* m = emit_.Add("Merge", StrCat(frame, "Merge_", i), {e, next_name});
-    SetType(m, "T", types[i]);
-    SetInt(m, "N", 2);
+    SetNodeAttr(m, "T", types[i]);
+    SetNodeAttr(m, "N", 2);
     merges.push_back(m->name());
   }
   NodeDef* less = emit_.Add("Less", frame + "Less", {merges[0], steps_in});
-  SetType(less, "T", kInt32);
+  SetNodeAttr(less, "T", kInt32);
   NodeDef* cond = emit_.Add("LoopCond", frame + "LoopCond", {less->name()});
   std::vector<std::string> body;
   for (size_t i = 0; i < init.size(); ++i) {
     NodeDef* s = emit_.Add("Switch", StrCat(frame, "Switch_", i), {merges[i], cond->name()});
-    SetType(s, "T", types[i]);
+    SetNodeAttr(s, "T", types[i]);
     switches.push_back(s->name());
     body.push_back(emit_.Identity(StrCat(frame, "Identity_", i), s->name() + ":1", types[i]));
   }
   emit_.set_pivot(body[0]);
   NodeDef* gather = emit_.Add("GatherV2", frame + "input_t",
                               {x_in, body[0], emit_.Int(frame + "input_t/axis", 0)});
-  SetType(gather, "Tparams", kFloat);
-  SetType(gather, "Tindices", kInt32);
-  SetType(gather, "Taxis", kInt32);
-  SetInt(gather, "batch_dims", 0);
+  SetNodeAttr(gather, "Tparams", kFloat);
+  SetNodeAttr(gather, "Tindices", kInt32);
+  SetNodeAttr(gather, "Taxis", kInt32);
+  SetNodeAttr(gather, "batch_dims", 0);
   std::vector<std::string> states(body.begin() + 1, body.begin() + 1 + cell.num_states());
   std::vector<std::string> new_states;
   std::string y =
@@ -2433,17 +2415,17 @@ Status Builder::EmitRnn(const std::string& scope, const RnnCellSpec& cell, const
     // output is the previous output (or zeros, with zero_output_for_mask).
     NodeDef* m = emit_.Add("GatherV2", frame + "mask_t",
                            {mask_in, body[0], emit_.Int(frame + "mask_t/axis", 0)});
-    SetType(m, "Tparams", ::tensorflow::DT_BOOL);
-    SetType(m, "Tindices", kInt32);
-    SetType(m, "Taxis", kInt32);
-    SetInt(m, "batch_dims", 0);
+    SetNodeAttr(m, "Tparams", ::tensorflow::DT_BOOL);
+    SetNodeAttr(m, "Tindices", kInt32);
+    SetNodeAttr(m, "Taxis", kInt32);
+    SetNodeAttr(m, "batch_dims", 0);
     NodeDef* m2 = emit_.Add("ExpandDims", frame + "mask_t/ExpandDims",
                             {m->name(), emit_.Int(frame + "mask_t/dim", 1)});
-    SetType(m2, "T", ::tensorflow::DT_BOOL);
-    SetType(m2, "Tdim", kInt32);
+    SetNodeAttr(m2, "T", ::tensorflow::DT_BOOL);
+    SetNodeAttr(m2, "Tdim", kInt32);
     auto select = [&](const std::string& name, const std::string& a, const std::string& b) {
       NodeDef* sel = emit_.Add("SelectV2", name, {m2->name(), a, b});
-      SetType(sel, "T", kFloat);
+      SetNodeAttr(sel, "T", kFloat);
       return sel->name();
     };
     std::string prev = states[0];
@@ -2460,31 +2442,31 @@ Status Builder::EmitRnn(const std::string& scope, const RnnCellSpec& cell, const
     NodeDef* write = emit_.Add("TensorArrayWriteV3", frame + "TensorArrayWrite",
                                {enter("TensorArray", ta_handle, true, ::tensorflow::DT_RESOURCE),
                                 body[0], y, body.back()});
-    SetType(write, "T", kFloat);
+    SetNodeAttr(write, "T", kFloat);
     next_values.push_back(write->name());
   }
   emit_.set_pivot("");
   std::vector<std::string> exits;
   for (size_t i = 0; i < init.size(); ++i) {
     NodeDef* n = emit_.AddReserved("NextIteration", nexts[i], {next_values[i]});
-    SetType(n, "T", types[i]);
+    SetNodeAttr(n, "T", types[i]);
     NodeDef* e = emit_.Add("Exit", StrCat(frame, "Exit_", i), {switches[i]});
-    SetType(e, "T", types[i]);
+    SetNodeAttr(e, "T", types[i]);
     exits.push_back(e->name());
   }
   std::vector<std::string> saved;  // control inputs: the stateful layer's final states stored
   for (size_t i = 0; i < state_vars.size(); ++i) {
     NodeDef* assign = emit_.Add("Assign", state_vars[i] + "/store", {state_vars[i], exits[1 + i]});
-    SetType(assign, "T", kFloat);
-    SetBool(assign, "validate_shape", true);
-    SetBool(assign, "use_locking", true);
+    SetNodeAttr(assign, "T", kFloat);
+    SetNodeAttr(assign, "validate_shape", true);
+    SetNodeAttr(assign, "use_locking", true);
     saved.push_back("^" + assign->name());
   }
   auto after_store = [&](const std::string& t) {
     if (saved.empty()) return t;
     NodeDef* n = emit_.Add("Identity", t.substr(0, t.find(':')) + "/stored", {t});
     for (const std::string& c : saved) n->add_input(c);
-    SetType(n, "T", kFloat);
+    SetNodeAttr(n, "T", kFloat);
     return n->name();
   };
   Value main;
@@ -2492,11 +2474,11 @@ Status Builder::EmitRnn(const std::string& scope, const RnnCellSpec& cell, const
     NodeDef* range =
         emit_.Add("Range", p + "/range",
                   {emit_.Int(p + "/range/start", 0), steps, emit_.Int(p + "/range/delta", 1)});
-    SetType(range, "Tidx", kInt32);
+    SetNodeAttr(range, "Tidx", kInt32);
     NodeDef* g = emit_.Add("TensorArrayGatherV3", p + "/TensorArrayGather",
                            {ta_handle, range->name(), exits.back()});
-    SetType(g, "dtype", kFloat);
-    SetShapeAttr(g, "element_shape", {}, true);
+    SetNodeAttr(g, "dtype", kFloat);
+    SetNodeAttr(g, "element_shape", PartialTensorShape());
     main.tensor = after_store(emit_.Transpose(p + "/transpose_1", g->name(), {1, 0, 2}));
     main.shape = {x.shape[0], x.shape[1], u};
     main.mask = x.mask;
@@ -2556,8 +2538,8 @@ Status Builder::BidirectionalLayer(LayerCall& c, std::vector<Value>* out) {
   if (fwd.return_sequences) {
     NodeDef* rev = emit_.Add("ReverseV2", c.scope + "/ReverseV2",
                              {b.tensor, emit_.Ints(c.scope + "/rev_axis", {1})});
-    SetType(rev, "T", kFloat);
-    SetType(rev, "Tidx", kInt32);
+    SetNodeAttr(rev, "T", kFloat);
+    SetNodeAttr(rev, "Tidx", kInt32);
     b.tensor = rev->name();
   }
   std::string mode = Get<std::string>(cfg, "merge_mode", "concat");
