@@ -5,6 +5,7 @@
 #include <set>
 
 #include "function.pb.h"
+#include "runtime/core/attr_util.h"
 #include "runtime/core/exception_barrier.h"
 #include "runtime/core/str_util.h"
 #include "runtime/core/tensor.h"
@@ -139,10 +140,6 @@ bool HasDataReaders(const std::map<std::string, std::vector<std::pair<int, int>>
   return false;
 }
 
-void SetType(NodeDef* node, const std::string& attr, DataType t) {
-  (*node->mutable_attr())[attr].set_type(t);
-}
-
 DataType TypeAttr(const NodeDef& node, const std::string& attr) {
   auto it = node.attr().find(attr);
   return it == node.attr().end() ? ::tensorflow::DT_INVALID : it->second.type();
@@ -152,15 +149,15 @@ void MakeConst(NodeDef* node, const Tensor& value) {
   node->set_op("Const");
   node->clear_input();
   node->mutable_attr()->clear();
-  SetType(node, "dtype", value.dtype());
-  value.AsProtoTensorContent((*node->mutable_attr())["value"].mutable_tensor());
+  SetNodeAttr(node, "dtype", value.dtype());
+  SetNodeAttr(node, "value", value);
 }
 
 void MakePlaceholder(NodeDef* node, DataType dtype, const AttrValue* shape) {
   node->set_op("Placeholder");
   node->clear_input();
   node->mutable_attr()->clear();
-  SetType(node, "dtype", dtype);
+  SetNodeAttr(node, "dtype", dtype);
   if (shape != nullptr) (*node->mutable_attr())["shape"] = *shape;
 }
 
@@ -375,7 +372,7 @@ void WidenBfloat16Variables(GraphDef* graph, GraphMigrationReport* report) {
     const std::string& op = node->op();
     if ((op == "VariableV2" || op == "Variable" || op == "VarHandleOp") &&
         TypeAttr(*node, "dtype") == DT_BFLOAT16) {
-      SetType(node, "dtype", DT_FLOAT);
+      SetNodeAttr(node, "dtype", DT_FLOAT);
       widened.insert(i);
       work.push_back(i);
       report->changes.push_back(StrCat("variable ", node->name(), " bfloat16 -> float32"));
@@ -393,7 +390,7 @@ void WidenBfloat16Variables(GraphDef* graph, GraphMigrationReport* report) {
       const std::string& op = reader->op();
       if ((op == "Identity" && TypeAttr(*reader, "T") == DT_BFLOAT16) ||
           (op == "ReadVariableOp" && TypeAttr(*reader, "dtype") == DT_BFLOAT16)) {
-        SetType(reader, op == "Identity" ? "T" : "dtype", DT_FLOAT);
+        SetNodeAttr(reader, op == "Identity" ? "T" : "dtype", DT_FLOAT);
         widened.insert(r);
         work.push_back(r);
       } else if (op == "Cast" && TypeAttr(*reader, "SrcT") == DT_BFLOAT16) {
@@ -402,7 +399,7 @@ void WidenBfloat16Variables(GraphDef* graph, GraphMigrationReport* report) {
           removed.insert(reader->name());
           report->changes.push_back(StrCat("removed bfloat16 Cast ", reader->name()));
         } else {
-          SetType(reader, "SrcT", DT_FLOAT);
+          SetNodeAttr(reader, "SrcT", DT_FLOAT);
         }
       } else if (producer.op() != "VariableV2" && producer.op() != "Variable" &&
                  producer.op() != "VarHandleOp") {
@@ -412,9 +409,9 @@ void WidenBfloat16Variables(GraphDef* graph, GraphMigrationReport* report) {
           cast.set_op("Cast");
           cast.set_device(producer.device());
           cast.add_input(producer.name());
-          SetType(&cast, "SrcT", DT_FLOAT);
-          SetType(&cast, "DstT", DT_BFLOAT16);
-          (*cast.mutable_attr())["Truncate"].set_b(false);
+          SetNodeAttr(&cast, "SrcT", DT_FLOAT);
+          SetNodeAttr(&cast, "DstT", DT_BFLOAT16);
+          SetNodeAttr(&cast, "Truncate", false);
           narrowed = cast.name();
           added.push_back(std::move(cast));
         }
@@ -755,10 +752,10 @@ static Status FreezeGraphUnguarded(BundleReader* checkpoint,
       added.push_back(std::move(axis));
       node.set_op("GatherV2");
       auto& attrs = *node.mutable_attr();
-      SetType(&node, "Tparams", handles.at(handle).dtype());
-      SetType(&node, "Taxis", ::tensorflow::DT_INT32);
-      if (attrs.count("Tindices") == 0) SetType(&node, "Tindices", ::tensorflow::DT_INT32);
-      if (attrs.count("batch_dims") == 0) attrs["batch_dims"].set_i(0);
+      SetNodeAttr(&node, "Tparams", handles.at(handle).dtype());
+      SetNodeAttr(&node, "Taxis", ::tensorflow::DT_INT32);
+      if (attrs.count("Tindices") == 0) SetNodeAttr(&node, "Tindices", ::tensorflow::DT_INT32);
+      if (attrs.count("batch_dims") == 0) SetNodeAttr(&node, "batch_dims", 0);
       attrs.erase("dtype");
       attrs.erase("validate_indices");
     }
@@ -862,11 +859,11 @@ Status AddRestoreSubgraph(GraphDef* graph, ::tensorflow::SaverDef* saver) {
     assign->add_input(v.node);
     assign->add_input(InputFor("save/RestoreV2", static_cast<int>(i)));
     if (resource) {
-      SetType(assign, "dtype", v.dtype);
+      SetNodeAttr(assign, "dtype", v.dtype);
     } else {
-      SetType(assign, "T", v.dtype);
-      (*assign->mutable_attr())["validate_shape"].set_b(true);
-      (*assign->mutable_attr())["use_locking"].set_b(true);
+      SetNodeAttr(assign, "T", v.dtype);
+      SetNodeAttr(assign, "validate_shape", true);
+      SetNodeAttr(assign, "use_locking", true);
     }
     all.add_input("^" + assign->name());
   }

@@ -4,7 +4,7 @@
 // after the output layers ("dense_2"), and weights are Const nodes, or VariableV2 nodes when the
 // graph is for export.
 //
-// Layers map to builders through one table (keras_graph_builder.cc, kLayerBuilders); a class
+// Layers map to builders through one table (keras_graph_builder.cc, LayerBuilders); a class
 // that is not in it makes the whole build fail before anything runs, with every such layer named.
 // Recurrent layers (SimpleRNN, LSTM, GRU, and Bidirectional around them) become TensorFlow v1
 // while loops over the time axis, so the time length may vary from run to run.

@@ -39,6 +39,13 @@ Status CheckDataType(const NodeDef& node, const std::string& name, int value) {
                          DataTypeString(static_cast<::tensorflow::DataType>(value)));
 }
 
+// The attr `name` of `node`, emptied.
+AttrValue* ClearedAttr(NodeDef* node, const std::string& name) {
+  AttrValue* attr = &(*node->mutable_attr())[name];
+  attr->Clear();
+  return attr;
+}
+
 }  // namespace
 
 const AttrValue* FindAttr(const NodeDef& node, const std::string& name) {
@@ -155,6 +162,53 @@ Status GetNodeAttr(const NodeDef& node, const std::string& name,
     value->push_back(PartialTensorShape::FromProto(shape));
   }
   return Status::OK();
+}
+
+void SetNodeAttr(NodeDef* node, const std::string& name, int64_t value) {
+  ClearedAttr(node, name)->set_i(value);
+}
+
+void SetNodeAttr(NodeDef* node, const std::string& name, int32_t value) {
+  SetNodeAttr(node, name, static_cast<int64_t>(value));
+}
+
+void SetNodeAttr(NodeDef* node, const std::string& name, float value) {
+  ClearedAttr(node, name)->set_f(value);
+}
+
+void SetNodeAttr(NodeDef* node, const std::string& name, bool value) {
+  ClearedAttr(node, name)->set_b(value);
+}
+
+void SetNodeAttr(NodeDef* node, const std::string& name, const std::string& value) {
+  ClearedAttr(node, name)->set_s(value);
+}
+
+void SetNodeAttr(NodeDef* node, const std::string& name, const char* value) {
+  ClearedAttr(node, name)->set_s(value);
+}
+
+void SetNodeAttr(NodeDef* node, const std::string& name, ::tensorflow::DataType value) {
+  ClearedAttr(node, name)->set_type(value);
+}
+
+void SetNodeAttr(NodeDef* node, const std::string& name, const PartialTensorShape& value) {
+  value.AsProto(ClearedAttr(node, name)->mutable_shape());
+}
+
+void SetNodeAttr(NodeDef* node, const std::string& name, const Tensor& value) {
+  value.AsProtoTensorContent(ClearedAttr(node, name)->mutable_tensor());
+}
+
+void SetNodeAttr(NodeDef* node, const std::string& name, const std::vector<int64_t>& value) {
+  auto* list = ClearedAttr(node, name)->mutable_list();
+  for (int64_t v : value) list->add_i(v);
+}
+
+void SetNodeAttr(NodeDef* node, const std::string& name,
+                 const std::vector<::tensorflow::DataType>& value) {
+  auto* list = ClearedAttr(node, name)->mutable_list();
+  for (::tensorflow::DataType t : value) list->add_type(t);
 }
 
 std::string AttrValueSummary(const AttrValue& value) {

@@ -1,4 +1,5 @@
-// Reading attrs of a NodeDef with type checks. Errors name the node and the attr.
+// Reading attrs of a NodeDef with type checks (errors name the node and the attr), and writing
+// them.
 #ifndef GRAPHRT_RUNTIME_CORE_ATTR_UTIL_H_
 #define GRAPHRT_RUNTIME_CORE_ATTR_UTIL_H_
 
@@ -48,6 +49,27 @@ Status GetNodeAttrOr(const ::tensorflow::NodeDef& node, const std::string& name,
   if (FindAttr(node, name) == nullptr) return Status::OK();
   return GetNodeAttr(node, name, value);
 }
+
+// Each setter replaces whatever `name` held. There is no double or size_t overload: such a value
+// would convert ambiguously, so the caller says which kind it means.
+void SetNodeAttr(::tensorflow::NodeDef* node, const std::string& name, int64_t value);
+void SetNodeAttr(::tensorflow::NodeDef* node, const std::string& name, int32_t value);
+void SetNodeAttr(::tensorflow::NodeDef* node, const std::string& name, float value);
+void SetNodeAttr(::tensorflow::NodeDef* node, const std::string& name, bool value);
+void SetNodeAttr(::tensorflow::NodeDef* node, const std::string& name, const std::string& value);
+// A string literal would otherwise convert to bool, not to std::string.
+void SetNodeAttr(::tensorflow::NodeDef* node, const std::string& name, const char* value);
+void SetNodeAttr(::tensorflow::NodeDef* node, const std::string& name,
+                 ::tensorflow::DataType value);
+void SetNodeAttr(::tensorflow::NodeDef* node, const std::string& name,
+                 const PartialTensorShape& value);
+// Encoded as Tensor::AsProtoTensorContent (tensor_content for POD types).
+void SetNodeAttr(::tensorflow::NodeDef* node, const std::string& name, const Tensor& value);
+// An empty vector still writes an (empty) list, as TensorFlow's writers do.
+void SetNodeAttr(::tensorflow::NodeDef* node, const std::string& name,
+                 const std::vector<int64_t>& value);
+void SetNodeAttr(::tensorflow::NodeDef* node, const std::string& name,
+                 const std::vector<::tensorflow::DataType>& value);
 
 // "{i: 3}", "[1, 2]", "float": for messages and `inspect`.
 std::string AttrValueSummary(const ::tensorflow::AttrValue& value);

@@ -7,6 +7,7 @@
 #include "formats/file_util.h"
 #include "formats/tensor_bundle/bundle_writer.h"
 #include "meta_graph.pb.h"
+#include "runtime/core/attr_util.h"
 #include "runtime/core/exception_barrier.h"
 #include "runtime/core/str_util.h"
 #include "saved_model.pb.h"
@@ -74,8 +75,6 @@ Status ResetKerasStates(KerasModel* model) {
 
 namespace {
 
-void SetType(NodeDef* n, const char* attr, DataType t) { (*n->mutable_attr())[attr].set_type(t); }
-
 NodeDef* AddNode(::tensorflow::GraphDef* g, const std::string& op, const std::string& name,
                  const std::vector<std::string>& inputs) {
   NodeDef* n = g->add_node();
@@ -88,11 +87,11 @@ NodeDef* AddNode(::tensorflow::GraphDef* g, const std::string& op, const std::st
 NodeDef* AddStringConst(::tensorflow::GraphDef* g, const std::string& name,
                         const std::vector<std::string>& values, bool scalar) {
   NodeDef* n = AddNode(g, "Const", name, {});
-  SetType(n, "dtype", ::tensorflow::DT_STRING);
+  SetNodeAttr(n, "dtype", ::tensorflow::DT_STRING);
   Tensor t(::tensorflow::DT_STRING,
            scalar ? TensorShape() : TensorShape({static_cast<int64_t>(values.size())}));
   for (size_t i = 0; i < values.size(); ++i) t.data<std::string>()[i] = values[i];
-  t.AsProtoField((*n->mutable_attr())["value"].mutable_tensor());
+  SetNodeAttr(n, "value", t);
   return n;
 }
 
@@ -107,31 +106,31 @@ void AddSaver(const keras::KerasGraph& model, ::tensorflow::GraphDef* g,
   }
   AddStringConst(g, "save/filename", {"model"}, true);
   NodeDef* filename = AddNode(g, "PlaceholderWithDefault", "save/Const", {"save/filename"});
-  SetType(filename, "dtype", ::tensorflow::DT_STRING);
-  (*filename->mutable_attr())["shape"].mutable_shape();
+  SetNodeAttr(filename, "dtype", ::tensorflow::DT_STRING);
+  SetNodeAttr(filename, "shape", PartialTensorShape(std::vector<int64_t>{}));
   AddStringConst(g, "save/SaveV2/tensor_names", names, false);
   AddStringConst(g, "save/SaveV2/shape_and_slices", slices, false);
   std::vector<std::string> save_inputs = {"save/Const", "save/SaveV2/tensor_names",
                                           "save/SaveV2/shape_and_slices"};
   for (const std::string& n : names) save_inputs.push_back(n);
   NodeDef* save = AddNode(g, "SaveV2", "save/SaveV2", save_inputs);
-  auto* dtypes = (*save->mutable_attr())["dtypes"].mutable_list();
-  for (size_t i = 0; i < names.size(); ++i) dtypes->add_type(::tensorflow::DT_FLOAT);
+  const std::vector<DataType> dtypes(names.size(), ::tensorflow::DT_FLOAT);
+  SetNodeAttr(save, "dtypes", dtypes);
   NodeDef* dep = AddNode(g, "Identity", "save/control_dependency", {"save/Const", "^save/SaveV2"});
-  SetType(dep, "T", ::tensorflow::DT_STRING);
+  SetNodeAttr(dep, "T", ::tensorflow::DT_STRING);
   AddStringConst(g, "save/RestoreV2/tensor_names", names, false);
   AddStringConst(g, "save/RestoreV2/shape_and_slices", slices, false);
   NodeDef* restore =
       AddNode(g, "RestoreV2", "save/RestoreV2",
               {"save/Const", "save/RestoreV2/tensor_names", "save/RestoreV2/shape_and_slices"});
-  *(*restore->mutable_attr())["dtypes"].mutable_list() = *dtypes;
+  SetNodeAttr(restore, "dtypes", dtypes);
   std::vector<std::string> assigns;
   for (size_t i = 0; i < names.size(); ++i) {
     std::string name = StrCat("save/Assign", i == 0 ? "" : StrCat("_", i));
     NodeDef* a = AddNode(g, "Assign", name, {names[i], StrCat("save/RestoreV2:", i)});
-    SetType(a, "T", ::tensorflow::DT_FLOAT);
-    (*a->mutable_attr())["validate_shape"].set_b(true);
-    (*a->mutable_attr())["use_locking"].set_b(true);
+    SetNodeAttr(a, "T", ::tensorflow::DT_FLOAT);
+    SetNodeAttr(a, "validate_shape", true);
+    SetNodeAttr(a, "use_locking", true);
     assigns.push_back("^" + name);
   }
   AddNode(g, "NoOp", "save/restore_all", assigns);

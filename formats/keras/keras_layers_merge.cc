@@ -1,0 +1,112 @@
+// Merging layers: Add, Subtract, Multiply, Average, Maximum, Minimum, Concatenate, Dot.
+#include "formats/keras/keras_builder_internal.h"
+
+#include <map>
+
+#include "runtime/core/attr_util.h"
+
+namespace graphrt {
+namespace keras {
+namespace internal {
+
+using ::tensorflow::NodeDef;
+
+namespace {
+
+Shape BroadcastShape(const Shape& a, const Shape& b) {
+  Shape out = a.size() >= b.size() ? a : b;
+  const Shape& other = a.size() >= b.size() ? b : a;
+  size_t off = out.size() - other.size();
+  for (size_t i = 0; i < other.size(); ++i) {
+    if (out[off + i] == 1 || out[off + i] < 0) out[off + i] = other[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+Status Merge(LayerCall& c, std::vector<Value>* out) {
+  Emitter& emit = *c.emit;
+  const std::string& cls = c.class_name;
+  if (cls == "Subtract" && c.inputs.size() != 2) {
+    return InvalidArgument("Subtract takes exactly 2 inputs, got ", c.inputs.size());
+  }
+  static const std::map<std::string, std::string> kOps = {
+      {"Add", "AddV2"},     {"Subtract", "Sub"},    {"Multiply", "Mul"},
+      {"Average", "AddV2"}, {"Maximum", "Maximum"}, {"Minimum", "Minimum"}};
+  std::string y = c.inputs[0].tensor;
+  Shape shape = c.inputs[0].shape;
+  for (size_t i = 1; i < c.inputs.size(); ++i) {
+    y = emit.Binary(kOps.at(cls), c.scope + "/" + kOps.at(cls), y, c.inputs[i].tensor);
+    shape = BroadcastShape(shape, c.inputs[i].shape);
+  }
+  if (cls == "Average") {
+    y = emit.Binary("RealDiv", c.scope + "/truediv", y,
+                    emit.Float(c.scope + "/count", static_cast<float>(c.inputs.size())));
+  }
+  out->push_back(Value{y, shape});
+  return Status::OK();
+}
+
+Status ConcatenateLayer(LayerCall& c, std::vector<Value>* out) {
+  Emitter& emit = *c.emit;
+  int rank = c.inputs[0].rank();
+  GRT_ASSIGN_OR_RETURN(int axis, NormAxis(Get<int64_t>(*c.config, "axis", -1), rank));
+  for (const Value& v : c.inputs) {
+    if (v.rank() != rank) return InvalidArgument("inputs of different ranks");
+  }
+  std::vector<std::string> xs;
+  Shape shape = c.inputs[0].shape;
+  shape[axis] = 0;
+  for (const Value& v : c.inputs) {
+    xs.push_back(v.tensor);
+    shape[axis] = (shape[axis] < 0 || v.shape[axis] < 0) ? -1 : shape[axis] + v.shape[axis];
+  }
+  out->push_back(Value{emit.Concat(c.scope + "/concat", xs, axis), shape});
+  return Status::OK();
+}
+
+Status DotLayer(LayerCall& c, std::vector<Value>* out) {
+  Emitter& emit = *c.emit;
+  if (c.inputs.size() != 2) return InvalidArgument("Dot takes 2 inputs");
+  Value a = c.inputs[0], b = c.inputs[1];
+  std::vector<int64_t> axes = GetInts(*c.config, "axes", 2, -1);
+  GRT_ASSIGN_OR_RETURN(int ax, NormAxis(axes[0], a.rank()));
+  GRT_ASSIGN_OR_RETURN(int bx, NormAxis(axes[1], b.rank()));
+  bool normalize = Get<bool>(*c.config, "normalize", false);
+  auto l2 = [&](const Value& v, int axis, const std::string& name) {
+    // tf.math.l2_normalize: x * rsqrt(max(sum(x^2), 1e-12)).
+    std::string sq = emit.Unary("Square", name + "/Square", v.tensor);
+    std::string sum = emit.Reduce("Sum", name + "/Sum", sq, {axis}, true);
+    std::string m =
+        emit.Binary("Maximum", name + "/Maximum", sum, emit.Float(name + "/epsilon", 1e-12f));
+    return Value{emit.Binary("Mul", name, v.tensor, emit.Unary("Rsqrt", name + "/Rsqrt", m)),
+                 v.shape};
+  };
+  if (normalize) {
+    a = l2(a, ax, c.scope + "/l2_normalize");
+    b = l2(b, bx, c.scope + "/l2_normalize_1");
+  }
+  if (a.rank() == 2 && b.rank() == 2) {
+    std::string y =
+        emit.Reduce("Sum", c.scope + "/Sum",
+                    emit.Binary("Mul", c.scope + "/mul", a.tensor, b.tensor), {1}, true);
+    out->push_back(Value{y, {a.shape[0], 1}});
+    return Status::OK();
+  }
+  if (a.rank() != 3 || b.rank() != 3) {
+    return Unimplemented("Dot of inputs of rank ", a.rank(), " and ", b.rank());
+  }
+  // [B, M, K] x [B, K, N]: move a's contracted axis last and b's to the middle.
+  NodeDef* n = emit.Add("BatchMatMulV2", c.scope + "/MatMul", {a.tensor, b.tensor});
+  SetNodeAttr(n, "T", kFloat);
+  SetNodeAttr(n, "adj_x", ax == 1);
+  SetNodeAttr(n, "adj_y", bx == 2);
+  int64_t m = a.shape[ax == 1 ? 2 : 1], k = b.shape[bx == 2 ? 1 : 2];
+  out->push_back(Value{n->name(), {a.shape[0], m, k}});
+  return Status::OK();
+}
+
+}  // namespace internal
+}  // namespace keras
+}  // namespace graphrt
