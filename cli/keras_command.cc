@@ -11,7 +11,7 @@
 #include "runtime/core/str_util.h"
 #include "formats/file_util.h"
 #include "runtime/session/keras_model.h"
-#include "runtime/session/keras_weights.h"
+#include "migrate/keras_weights.h"
 
 namespace graphrt {
 namespace cli {

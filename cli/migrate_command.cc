@@ -7,12 +7,12 @@
 #include <iostream>
 #include <unordered_set>
 
-#include <google/protobuf/text_format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/model.h"
+#include "cli/rule_flags.h"
 #include "formats/file_util.h"
 #include "formats/graph_def.h"
 #include "formats/saved_model.h"
@@ -32,89 +32,20 @@ namespace {
 
 using StringList = std::vector<std::string>;
 
-void AddRuleFlags(po::options_description* desc, bool graph) {
-  desc->add_options()("rules", po::value<std::string>(), "a JSON file of rules (the flag names)")(
-      "rename", po::value<StringList>()->composing(), "FROM=TO: replace the name prefix FROM")(
-      "rename-regex", po::value<StringList>()->composing(),
-      "PATTERN=REPLACEMENT: ECMAScript regex, $1 for groups")(
-      "assignment-map", po::value<std::string>(),
-      "JSON {\"old_scope/\": \"new_scope/\", \"old/var\": \"new/var\"} (init_from_checkpoint)")(
-      "keep", po::value<StringList>()->composing(), "keep only names matching REGEX")(
-      "drop", po::value<StringList>()->composing(), "drop names matching REGEX")(
-      "drop-optimizer-slots", po::bool_switch(), "drop Adam/Momentum/RMSProp/... slots")(
-      "drop-global-step", po::bool_switch(), "drop global_step")(
-      "use-ema", po::bool_switch(), "use ExponentialMovingAverage shadows as the values")(
-      "cast", po::value<StringList>()->composing(), "FROM=TO dtypes, e.g. bfloat16=float32")(
-      "merge-partitions", po::bool_switch(), "reassemble partitioned tensors")(
-      "partition", po::value<StringList>()->composing(), "NAME=N: split NAME into N slices")(
-      "shards", po::value<int>(), "number of data shards written (default: as the input)")(
-      "dry-run", po::bool_switch(), "print the plan, write nothing")(
-      "strict", po::bool_switch(), "a rule that matches nothing is an error")(
+// The rule flags (cli/rule_flags.h), then what every migration command takes.
+void AddMigrationFlags(po::options_description* desc, bool graph) {
+  AddRuleFlags(desc, graph);
+  desc->add_options()("dry-run", po::bool_switch(), "print the plan, write nothing")(
       "force", po::bool_switch(), "replace an existing output")("json", po::bool_switch(),
                                                                 "print one JSON report");
   if (graph) {
-    desc->add_options()("strip-tpu", po::bool_switch(), "remove the TPU rewrite")(
-        "device-map", po::value<StringList>()->composing(), "FROM=TO device types (TPU=CPU)")(
-        "clear-devices", po::bool_switch(), "clear every device string")(
-        "strip-training", po::bool_switch(),
-        "keep only what --outputs need; the input pipeline becomes placeholders")(
-        "outputs", po::value<StringList>()->composing(), "an inference output (repeatable)")(
-        "tag", po::value<StringList>()->composing(), "SavedModel tag (default serve)");
+    desc->add_options()("tag", po::value<StringList>()->composing(),
+                        "SavedModel tag (default serve)");
   }
 }
 
 StringList Strings(const po::variables_map& vm, const char* name) {
   return vm.count(name) ? vm[name].as<StringList>() : StringList();
-}
-
-Status ReadRuleFlags(const po::variables_map& vm, bool graph, migrate::MigrationRules* rules) {
-  if (vm.count("rules")) {
-    const std::string path = vm["rules"].as<std::string>();
-    GRT_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
-    GRT_RETURN_IF_ERROR(migrate::ParseRulesJson(text, path, rules));
-  }
-  auto pairs = [&](const char* flag, std::vector<std::pair<std::string, std::string>>* out) {
-    for (const std::string& item : Strings(vm, flag)) {
-      std::string a, b;
-      GRT_RETURN_IF_ERROR(SplitAssignment(item, StrCat("--", flag), &a, &b));
-      out->emplace_back(a, b);
-    }
-    return Status::OK();
-  };
-  GRT_RETURN_IF_ERROR(pairs("rename", &rules->renames));
-  GRT_RETURN_IF_ERROR(pairs("rename-regex", &rules->regex_renames));
-  if (vm.count("assignment-map")) {
-    GRT_RETURN_IF_ERROR(migrate::ReadAssignmentMap(vm["assignment-map"].as<std::string>(), rules));
-  }
-  for (const std::string& k : Strings(vm, "keep")) rules->keep.push_back(k);
-  for (const std::string& d : Strings(vm, "drop")) rules->drop.push_back(d);
-  rules->drop_optimizer_slots |= vm["drop-optimizer-slots"].as<bool>();
-  rules->drop_global_step |= vm["drop-global-step"].as<bool>();
-  rules->use_ema |= vm["use-ema"].as<bool>();
-  rules->merge_partitions |= vm["merge-partitions"].as<bool>();
-  rules->strict |= vm["strict"].as<bool>();
-  for (const std::string& c : Strings(vm, "cast")) {
-    std::pair<DataType, DataType> cast;
-    GRT_RETURN_IF_ERROR(migrate::ParseCast(c, &cast));
-    rules->casts.push_back(cast);
-  }
-  for (const std::string& p : Strings(vm, "partition")) {
-    std::pair<std::string, int> partition;
-    GRT_RETURN_IF_ERROR(migrate::ParsePartition(p, &partition));
-    rules->partitions.push_back(partition);
-  }
-  if (vm.count("shards")) {
-    if (vm["shards"].as<int>() < 1) return InvalidArgument("--shards must be at least 1");
-    rules->num_shards = vm["shards"].as<int>();
-  }
-  if (graph) {
-    rules->strip_tpu |= vm["strip-tpu"].as<bool>();
-    rules->clear_devices |= vm["clear-devices"].as<bool>();
-    rules->strip_training |= vm["strip-training"].as<bool>();
-    GRT_RETURN_IF_ERROR(pairs("device-map", &rules->device_map));
-    for (const std::string& o : Strings(vm, "outputs")) rules->outputs.push_back(o);
-  }
-  return Status::OK();
 }
 
 // "kill-after=N" or "fail-after=N" from GRAPHRT_MIGRATE_FAULT (tests only).
@@ -175,25 +106,15 @@ StatusOr<GraphDef> ReadAnyGraph(const std::string& path, const StringList& tags)
   return InvalidArgument("not a graph: ", path);
 }
 
-// Writes `message` (text for ".pbtxt", else binary) to a temporary file beside `out` and renames
-// it into place, so that `out` is never half-written. ALREADY_EXISTS when `out` exists and !force.
-Status WriteProtoAtomically(const google::protobuf::Message& message, const std::string& out,
-                            bool force) {
-  if (FileExists(out) && !force) {
-    return AlreadyExists("output exists: ", out, " (--force replaces it)");
+// Writes OUT atomically (WriteBinaryOrTextProto): text for ".pbtxt", else binary; an existing OUT
+// only with --force.
+Status WriteOutput(const google::protobuf::Message& message, const std::string& out, bool force) {
+  WriteProtoOptions options;
+  options.overwrite = force;
+  Status s = WriteBinaryOrTextProto(out, message, options);
+  if (s.code() == Code::kAlreadyExists) {
+    return AlreadyExists(s.message(), " (--force replaces it)");
   }
-  std::string bytes;
-  const bool text = EndsWith(out, ".pbtxt");
-  if (text ? !google::protobuf::TextFormat::PrintToString(message, &bytes)
-           : !message.SerializeToString(&bytes)) {
-    return Internal("could not serialize ", message.GetTypeName(), " for ", out);
-  }
-  const std::string temp = StrCat(out, ".tmp-", ::getpid());
-  Status s = WriteStringToFile(temp, bytes);
-  if (s.ok() && std::rename(temp.c_str(), out.c_str()) != 0) {
-    s = Status(Code::kUnknown, StrCat("cannot rename ", temp, " to ", out));
-  }
-  if (!s.ok()) std::remove(temp.c_str());
   return s;
 }
 
@@ -209,7 +130,7 @@ int MigrateCommand(int argc, char** argv) {
   desc.add_options()("help,h", "describe this command")("src", po::value<std::string>(),
                                                         "source checkpoint prefix or folder")(
       "dst", po::value<std::string>(), "output checkpoint prefix");
-  AddRuleFlags(&desc, /*graph=*/false);
+  AddMigrationFlags(&desc, /*graph=*/false);
   po::positional_options_description positional;
   positional.add("src", 1).add("dst", 1);
   po::variables_map vm;
@@ -281,7 +202,7 @@ int MigrateGraphCommand(int argc, char** argv) {
       "in", po::value<std::string>(), "a GraphDef (.pb/.pbtxt), .meta or SavedModel folder")(
       "out", po::value<std::string>(),
       "the GraphDef written (.pbtxt for text), or a MetaGraphDef with a Saver (.meta)");
-  AddRuleFlags(&desc, /*graph=*/true);
+  AddMigrationFlags(&desc, /*graph=*/true);
   po::positional_options_description positional;
   positional.add("in", 1).add("out", 1);
   po::variables_map vm;
@@ -310,10 +231,10 @@ int MigrateGraphCommand(int argc, char** argv) {
     s = migrate::AddRestoreSubgraph(meta.mutable_graph_def(), meta.mutable_saver_def());
     if (!s.ok()) return ReportError(s);
     report.changes.push_back("added a restore subgraph (save/restore_all) for the variables");
-    if (!vm["dry-run"].as<bool>()) s = WriteProtoAtomically(meta, out, vm["force"].as<bool>());
+    if (!vm["dry-run"].as<bool>()) s = WriteOutput(meta, out, vm["force"].as<bool>());
     graph->Swap(meta.mutable_graph_def());
   } else if (!vm["dry-run"].as<bool>()) {
-    s = WriteProtoAtomically(*graph, out, vm["force"].as<bool>());
+    s = WriteOutput(*graph, out, vm["force"].as<bool>());
   }
   if (!s.ok()) return ReportError(s);
   if (json) {
@@ -363,7 +284,7 @@ int FreezeCommand(int argc, char** argv) {
   Status s = migrate::FreezeGraph(reader->get(), Strings(vm, "output"), &*graph, &frozen);
   if (!s.ok()) return ReportError(s);
   const std::string out = vm["out"].as<std::string>();
-  s = WriteProtoAtomically(*graph, out, vm["force"].as<bool>());
+  s = WriteOutput(*graph, out, vm["force"].as<bool>());
   if (!s.ok()) return ReportError(s);
   if (vm["json"].as<bool>()) {
     nlohmann::json doc = {

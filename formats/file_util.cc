@@ -1,5 +1,6 @@
 #include "formats/file_util.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,25 +42,36 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
   return buffer.str();
 }
 
-Status WriteStringToFile(const std::string& path, const std::string& contents) {
-  std::string tmp = StrCat(path, ".tmp.", ::getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) {
+Status WriteStringToFile(const std::string& path, const std::string& contents,
+                         const WriteFileOptions& options) {
+  if (!options.overwrite && FileExists(path)) return AlreadyExists("output exists: ", path);
+  const std::string tmp = StrCat(path, ".tmp.", ::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
     return Status(Code::kPermissionDenied,
                   StrCat("cannot write ", path, ": ", std::strerror(errno)));
   }
-  size_t written = std::fwrite(contents.data(), 1, contents.size(), f);
-  bool ok = written == contents.size() && std::fflush(f) == 0;
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok) {
+  int error = 0;
+  for (size_t done = 0; error == 0 && done < contents.size();) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (n == 0 || errno != EINTR) {
+      error = n == 0 ? EIO : errno;
+    }
+  }
+  if (error == 0 && options.sync && ::fsync(fd) != 0) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
     std::remove(tmp.c_str());
     return Status(Code::kResourceExhausted,
-                  StrCat("cannot write ", path, ": ", std::strerror(errno)));
+                  StrCat("cannot write ", path, ": ", std::strerror(error)));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int rename_errno = errno;
     std::remove(tmp.c_str());
     return Status(Code::kPermissionDenied,
-                  StrCat("cannot rename into ", path, ": ", std::strerror(errno)));
+                  StrCat("cannot rename into ", path, ": ", std::strerror(rename_errno)));
   }
   return Status::OK();
 }

@@ -76,16 +76,23 @@ Status ReadGraphDef(const std::string& path, ::tensorflow::GraphDef* graph_def) 
   return ReadBinaryOrTextProto(path, "GraphDef", graph_def);
 }
 
-Status WriteGraphDef(const std::string& path, const ::tensorflow::GraphDef& graph_def, bool text) {
+Status WriteBinaryOrTextProto(const std::string& path, const google::protobuf::Message& message,
+                              const WriteProtoOptions& options) {
   std::string bytes;
-  if (text || EndsWith(path, ".pbtxt")) {
-    if (!google::protobuf::TextFormat::PrintToString(graph_def, &bytes)) {
-      return Internal("could not print the GraphDef as text");
-    }
-  } else if (!graph_def.SerializeToString(&bytes)) {
-    return Internal("could not serialize the GraphDef");
+  const bool text = options.text || EndsWith(path, ".pbtxt");
+  if (text ? !google::protobuf::TextFormat::PrintToString(message, &bytes)
+           : !message.SerializeToString(&bytes)) {
+    return Internal("could not serialize ", message.GetTypeName(), " for ", path);
   }
-  return WriteStringToFile(path, bytes);
+  WriteFileOptions file_options;
+  file_options.sync = true;
+  file_options.overwrite = options.overwrite;
+  return WriteStringToFile(path, bytes, file_options);
+}
+
+Status WriteGraphDef(const std::string& path, const ::tensorflow::GraphDef& graph_def,
+                     const WriteProtoOptions& options) {
+  return WriteBinaryOrTextProto(path, graph_def, options);
 }
 
 }  // namespace graphrt

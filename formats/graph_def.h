@@ -18,9 +18,18 @@ using GraphDef = ::tensorflow::GraphDef;
 Status ReadBinaryOrTextProto(const std::string& path, const std::string& what,
                              google::protobuf::Message* message);
 Status ReadGraphDef(const std::string& path, ::tensorflow::GraphDef* graph_def);
-// Binary unless the path ends in ".pbtxt" (or `text` is set).
+struct WriteProtoOptions {
+  bool text = false;  // text format; also when the path ends in ".pbtxt"
+  // When false, an existing file is ALREADY_EXISTS and is left as it is.
+  bool overwrite = true;
+};
+// Writes `message` to a temporary file beside `path`, syncs it and renames it over `path`
+// (WriteStringToFile), so that `path` is never half-written: a failed write leaves what was there
+// and no temporary file.
+Status WriteBinaryOrTextProto(const std::string& path, const google::protobuf::Message& message,
+                              const WriteProtoOptions& options = {});
 Status WriteGraphDef(const std::string& path, const ::tensorflow::GraphDef& graph_def,
-                     bool text = false);
+                     const WriteProtoOptions& options = {});
 
 }  // namespace graphrt
 

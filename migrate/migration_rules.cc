@@ -121,87 +121,172 @@ Status ReadAssignmentMap(const std::string& path, MigrationRules* rules) {
   return Status::OK();
 }
 
-static Status ParseRulesJsonUnguarded(const std::string& text, const std::string& what,
-                                      MigrationRules* rules);
+namespace {
 
-Status ParseRulesJson(const std::string& text, const std::string& what, MigrationRules* rules) {
-  return StatusFromExceptions("reading migration rules",
-                              [&] { return ParseRulesJsonUnguarded(text, what, rules); });
+using StringPairs = RuleDescriptor::StringPairs;
+
+template <typename T>
+RuleDescriptor Rule(const char* name, RuleKind kind, T MigrationRules::*field, const char* help,
+                    bool graph_only = false) {
+  return {name, kind, graph_only, help, field};
 }
 
-static Status ParseRulesJsonUnguarded(const std::string& text, const std::string& what,
-                                      MigrationRules* rules) {
+template <typename T>
+T& FieldOf(const RuleDescriptor& rule, MigrationRules* rules) {
+  return rules->*std::get<T MigrationRules::*>(rule.field);
+}
+
+// Adds one FROM=TO of a pair-spelled rule; `what` names where it came from in errors.
+Status AddPair(const RuleDescriptor& rule, const std::string& from, const std::string& to,
+               const std::string& what, MigrationRules* rules) {
+  switch (rule.kind) {
+    case RuleKind::kPairs:
+      FieldOf<StringPairs>(rule, rules).emplace_back(from, to);
+      return Status::OK();
+    case RuleKind::kAssignmentMap:
+      return AddAssignmentEntry(from, to, what, rules);
+    case RuleKind::kCasts: {
+      std::pair<DataType, DataType> cast;
+      GRT_RETURN_IF_ERROR(ParseCast(from + "=" + to, &cast));
+      FieldOf<std::vector<std::pair<DataType, DataType>>>(rule, rules).push_back(cast);
+      return Status::OK();
+    }
+    case RuleKind::kPartitions: {
+      std::pair<std::string, int> partition;
+      GRT_RETURN_IF_ERROR(ParsePartition(from + "=" + to, &partition));
+      FieldOf<std::vector<std::pair<std::string, int>>>(rule, rules).push_back(partition);
+      return Status::OK();
+    }
+    default:
+      return Internal("rule '", rule.name, "' is not spelled FROM=TO");
+  }
+}
+
+Status ReadJsonRule(const RuleDescriptor& rule, const nlohmann::json& value,
+                    const std::string& what, MigrationRules* rules) {
+  const std::string key = rule.name;
+  switch (rule.kind) {
+    case RuleKind::kSwitch:
+      return ReadBool(value, key, what, &FieldOf<bool>(rule, rules));
+    case RuleKind::kStrings:
+      return ReadStrings(value, key, what, &FieldOf<std::vector<std::string>>(rule, rules));
+    case RuleKind::kPositiveInt:
+      if (!value.is_number_integer() || value.get<int>() < 1) {
+        return InvalidArgument("rule '", key, "' in ", what, " takes a positive integer");
+      }
+      FieldOf<int>(rule, rules) = value.get<int>();
+      return Status::OK();
+    case RuleKind::kAssignmentMap:
+      if (value.is_string()) return ReadAssignmentMap(value.get<std::string>(), rules);
+      [[fallthrough]];
+    case RuleKind::kPairs:
+    case RuleKind::kCasts:
+    case RuleKind::kPartitions: {
+      StringPairs pairs;
+      GRT_RETURN_IF_ERROR(ReadPairs(value, key, what, &pairs));
+      for (const auto& [from, to] : pairs) {
+        GRT_RETURN_IF_ERROR(AddPair(rule, from, to, what, rules));
+      }
+      return Status::OK();
+    }
+  }
+  return Internal("rule '", key, "' has an unknown kind");
+}
+
+Status ParseRulesJsonUnguarded(const std::string& text, const std::string& what,
+                               MigrationRules* rules) {
   nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
     return InvalidArgument("rules file ", what, " is not a JSON object");
   }
   for (auto it = doc.begin(); it != doc.end(); ++it) {
-    const std::string& key = it.key();
-    const nlohmann::json& v = it.value();
-    if (key == "rename") {
-      GRT_RETURN_IF_ERROR(ReadPairs(v, key, what, &rules->renames));
-    } else if (key == "rename-regex") {
-      GRT_RETURN_IF_ERROR(ReadPairs(v, key, what, &rules->regex_renames));
-    } else if (key == "assignment-map") {
-      std::vector<std::pair<std::string, std::string>> pairs;
-      if (v.is_string()) {
-        GRT_RETURN_IF_ERROR(ReadAssignmentMap(v.get<std::string>(), rules));
-        continue;
-      }
-      GRT_RETURN_IF_ERROR(ReadPairs(v, key, what, &pairs));
-      for (const auto& [from, to] : pairs) {
-        GRT_RETURN_IF_ERROR(AddAssignmentEntry(from, to, what, rules));
-      }
-    } else if (key == "keep") {
-      GRT_RETURN_IF_ERROR(ReadStrings(v, key, what, &rules->keep));
-    } else if (key == "drop") {
-      GRT_RETURN_IF_ERROR(ReadStrings(v, key, what, &rules->drop));
-    } else if (key == "outputs") {
-      GRT_RETURN_IF_ERROR(ReadStrings(v, key, what, &rules->outputs));
-    } else if (key == "drop-optimizer-slots") {
-      GRT_RETURN_IF_ERROR(ReadBool(v, key, what, &rules->drop_optimizer_slots));
-    } else if (key == "drop-global-step") {
-      GRT_RETURN_IF_ERROR(ReadBool(v, key, what, &rules->drop_global_step));
-    } else if (key == "use-ema") {
-      GRT_RETURN_IF_ERROR(ReadBool(v, key, what, &rules->use_ema));
-    } else if (key == "merge-partitions") {
-      GRT_RETURN_IF_ERROR(ReadBool(v, key, what, &rules->merge_partitions));
-    } else if (key == "strict") {
-      GRT_RETURN_IF_ERROR(ReadBool(v, key, what, &rules->strict));
-    } else if (key == "strip-tpu") {
-      GRT_RETURN_IF_ERROR(ReadBool(v, key, what, &rules->strip_tpu));
-    } else if (key == "strip-training") {
-      GRT_RETURN_IF_ERROR(ReadBool(v, key, what, &rules->strip_training));
-    } else if (key == "clear-devices") {
-      GRT_RETURN_IF_ERROR(ReadBool(v, key, what, &rules->clear_devices));
-    } else if (key == "device-map") {
-      GRT_RETURN_IF_ERROR(ReadPairs(v, key, what, &rules->device_map));
-    } else if (key == "cast") {
-      std::vector<std::pair<std::string, std::string>> pairs;
-      GRT_RETURN_IF_ERROR(ReadPairs(v, key, what, &pairs));
-      for (const auto& [from, to] : pairs) {
-        std::pair<DataType, DataType> cast;
-        GRT_RETURN_IF_ERROR(ParseCast(from + "=" + to, &cast));
-        rules->casts.push_back(cast);
-      }
-    } else if (key == "partition") {
-      std::vector<std::pair<std::string, std::string>> pairs;
-      GRT_RETURN_IF_ERROR(ReadPairs(v, key, what, &pairs));
-      for (const auto& [name, n] : pairs) {
-        std::pair<std::string, int> partition;
-        GRT_RETURN_IF_ERROR(ParsePartition(name + "=" + n, &partition));
-        rules->partitions.push_back(partition);
-      }
-    } else if (key == "shards") {
-      if (!v.is_number_integer() || v.get<int>() < 1) {
-        return InvalidArgument("rule 'shards' in ", what, " takes a positive integer");
-      }
-      rules->num_shards = v.get<int>();
-    } else {
-      return InvalidArgument("unknown rule '", key, "' in ", what);
+    const RuleDescriptor* rule = nullptr;
+    for (const RuleDescriptor& r : RuleDescriptors()) {
+      if (it.key() == r.name) rule = &r;
     }
+    if (rule == nullptr) return InvalidArgument("unknown rule '", it.key(), "' in ", what);
+    GRT_RETURN_IF_ERROR(ReadJsonRule(*rule, it.value(), what, rules));
   }
   return Status::OK();
+}
+
+}  // namespace
+
+const std::vector<RuleDescriptor>& RuleDescriptors() {
+  using K = RuleKind;
+  using R = MigrationRules;
+  static const std::vector<RuleDescriptor>* const kRules = new std::vector<RuleDescriptor>{
+      Rule("rename", K::kPairs, &R::renames, "FROM=TO: replace the name prefix FROM"),
+      Rule("rename-regex", K::kPairs, &R::regex_renames,
+           "PATTERN=REPLACEMENT: ECMAScript regex, $1 for groups"),
+      Rule("assignment-map", K::kAssignmentMap, &R::assignment_map,
+           "JSON {\"old_scope/\": \"new_scope/\", \"old/var\": \"new/var\"} "
+           "(init_from_checkpoint)"),
+      Rule("keep", K::kStrings, &R::keep, "keep only names matching REGEX"),
+      Rule("drop", K::kStrings, &R::drop, "drop names matching REGEX"),
+      Rule("drop-optimizer-slots", K::kSwitch, &R::drop_optimizer_slots,
+           "drop Adam/Momentum/RMSProp/... slots"),
+      Rule("drop-global-step", K::kSwitch, &R::drop_global_step, "drop global_step"),
+      Rule("use-ema", K::kSwitch, &R::use_ema,
+           "use ExponentialMovingAverage shadows as the values"),
+      Rule("cast", K::kCasts, &R::casts, "FROM=TO dtypes, e.g. bfloat16=float32"),
+      Rule("merge-partitions", K::kSwitch, &R::merge_partitions, "reassemble partitioned tensors"),
+      Rule("partition", K::kPartitions, &R::partitions, "NAME=N: split NAME into N slices"),
+      Rule("shards", K::kPositiveInt, &R::num_shards,
+           "number of data shards written (default: as the input)"),
+      Rule("strict", K::kSwitch, &R::strict, "a rule that matches nothing is an error"),
+      Rule("strip-tpu", K::kSwitch, &R::strip_tpu, "remove the TPU rewrite", /*graph_only=*/true),
+      Rule("device-map", K::kPairs, &R::device_map, "FROM=TO device types (TPU=CPU)",
+           /*graph_only=*/true),
+      Rule("clear-devices", K::kSwitch, &R::clear_devices, "clear every device string",
+           /*graph_only=*/true),
+      Rule("strip-training", K::kSwitch, &R::strip_training,
+           "keep only what --outputs need; the input pipeline becomes placeholders",
+           /*graph_only=*/true),
+      Rule("outputs", K::kStrings, &R::outputs, "an inference output (repeatable)",
+           /*graph_only=*/true),
+  };
+  return *kRules;
+}
+
+Status AddRuleFlag(const RuleDescriptor& rule, const RuleFlagValue& value, MigrationRules* rules) {
+  const std::string flag = StrCat("--", rule.name);
+  switch (rule.kind) {
+    case RuleKind::kSwitch:
+      if (std::get<bool>(value)) FieldOf<bool>(rule, rules) = true;
+      return Status::OK();
+    case RuleKind::kPositiveInt:
+      if (std::get<int>(value) < 1) return InvalidArgument(flag, " must be at least 1");
+      FieldOf<int>(rule, rules) = std::get<int>(value);
+      return Status::OK();
+    case RuleKind::kStrings:
+      FieldOf<std::vector<std::string>>(rule, rules).push_back(std::get<std::string>(value));
+      return Status::OK();
+    case RuleKind::kAssignmentMap:
+      return ReadAssignmentMap(std::get<std::string>(value), rules);
+    case RuleKind::kCasts:
+    case RuleKind::kPartitions: {
+      // ParseCast and ParsePartition name the flag in their errors.
+      std::pair<std::string, std::string> pair;
+      GRT_RETURN_IF_ERROR(SplitPair(std::get<std::string>(value), flag, &pair));
+      return AddPair(rule, pair.first, pair.second, flag, rules);
+    }
+    case RuleKind::kPairs: {
+      // As every NAME=VALUE flag of the command (cli_util's SplitAssignment): a name is required.
+      const std::string& text = std::get<std::string>(value);
+      const size_t eq = text.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return InvalidArgument(flag, " needs NAME=VALUE, got '", text, "'");
+      }
+      return AddPair(rule, text.substr(0, eq), text.substr(eq + 1), flag, rules);
+    }
+  }
+  return Internal("rule '", rule.name, "' has an unknown kind");
+}
+
+Status ParseRulesJson(const std::string& text, const std::string& what, MigrationRules* rules) {
+  return StatusFromExceptions("reading migration rules",
+                              [&] { return ParseRulesJsonUnguarded(text, what, rules); });
 }
 
 bool IsOptimizerSlot(const std::string& name) {

@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "migrate/rule_pattern.h"
@@ -46,6 +47,45 @@ struct MigrationRules {
   std::vector<std::pair<std::string, std::string>> device_map;  // --device-map TPU=CPU
   std::vector<std::string> outputs;                             // --outputs NAME
 };
+
+// How a rule is spelled: on the command line (Boost.Program_options in cli/rule_flags.cc) and as
+// the value of its key in a --rules JSON document.
+enum class RuleKind {
+  kSwitch,         // --use-ema; JSON true or false
+  kStrings,        // --keep REGEX, repeatable; JSON "REGEX" or a list of them
+  kPairs,          // --rename FROM=TO, repeatable; JSON "FROM=TO", a list of them or {"FROM": "TO"}
+  kCasts,          // --cast FROM=TO with dtype names; JSON as kPairs
+  kPartitions,     // --partition NAME=N; JSON as kPairs
+  kPositiveInt,    // --shards N; JSON N
+  kAssignmentMap,  // --assignment-map FILE; JSON the FILE, or the map itself as kPairs
+};
+
+// One rule: its flag and JSON key, how it is spelled, its help text and the MigrationRules field
+// it fills. The table of them (RuleDescriptors) is the one place a rule is named, so the JSON
+// reader and the command's flags cannot disagree; a new rule is one more entry there.
+struct RuleDescriptor {
+  using StringPairs = std::vector<std::pair<std::string, std::string>>;
+  using Field =
+      std::variant<bool MigrationRules::*, int MigrationRules::*,
+                   std::vector<std::string> MigrationRules::*, StringPairs MigrationRules::*,
+                   std::vector<std::pair<DataType, DataType>> MigrationRules::*,
+                   std::vector<std::pair<std::string, int>> MigrationRules::*>;
+
+  const char* name;  // the flag without "--", and the JSON key
+  RuleKind kind;
+  bool graph_only;  // a flag of migrate-graph only; rules files take it everywhere
+  const char* help;
+  Field field;  // the alternative that `kind` fills
+};
+
+// Every rule, in the order --help lists them.
+const std::vector<RuleDescriptor>& RuleDescriptors();
+
+// What one command-line flag of `rule` gave: true for a switch that is set, the number for
+// kPositiveInt, and for the other kinds one value (called once per repeat). A switch only ever
+// turns a rule on, so that it adds to what a --rules file set.
+using RuleFlagValue = std::variant<bool, int, std::string>;
+Status AddRuleFlag(const RuleDescriptor& rule, const RuleFlagValue& value, MigrationRules* rules);
 
 // Adds the rules in a --rules JSON document (the flag names without "--" as keys:
 // {"rename": {"tpu/": ""}, "cast": ["bfloat16=float32"], "drop-optimizer-slots": true, ...}).

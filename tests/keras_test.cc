@@ -19,7 +19,7 @@
 #include "formats/graph_def.h"
 #include "meta_graph.pb.h"
 #include "runtime/session/keras_model.h"
-#include "runtime/session/keras_weights.h"
+#include "migrate/keras_weights.h"
 #include "runtime/session/saved_model.h"
 #include "tests/fixture_util.h"
 

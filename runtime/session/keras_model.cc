@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "formats/file_util.h"
+#include "formats/graph_def.h"
 #include "formats/tensor_bundle/bundle_writer.h"
 #include "meta_graph.pb.h"
 #include "runtime/core/attr_util.h"
@@ -203,11 +204,7 @@ Status ExportKerasSavedModel(const std::string& path, const KerasModelOptions& o
       Status s = writer.Finish();
       if (!s.ok()) return fail(s);
     }
-    std::string bytes;
-    if (!saved_model.SerializeToString(&bytes)) {
-      return fail(Internal("cannot serialize the SavedModel for ", path));
-    }
-    Status s = WriteStringToFile(tmp + "/saved_model.pb", bytes);
+    Status s = WriteBinaryOrTextProto(tmp + "/saved_model.pb", saved_model);
     if (!s.ok()) return fail(s);
     fs::rename(tmp, export_dir, ec);
     if (ec) return fail(Internal("cannot rename ", tmp, " to ", export_dir, ": ", ec.message()));

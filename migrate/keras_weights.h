@@ -3,8 +3,8 @@
 // ("dense_1/kernel:0" -> variable "dense_1/kernel"), through a name map where names differ;
 // unmatched names on both sides are reported; all shapes are checked before anything is
 // written.
-#ifndef GRAPHRT_RUNTIME_SESSION_KERAS_WEIGHTS_H_
-#define GRAPHRT_RUNTIME_SESSION_KERAS_WEIGHTS_H_
+#ifndef GRAPHRT_MIGRATE_KERAS_WEIGHTS_H_
+#define GRAPHRT_MIGRATE_KERAS_WEIGHTS_H_
 
 #include <map>
 #include <string>
@@ -41,4 +41,4 @@ Status LoadKerasWeightsIntoGraph(const std::string& model, const std::string& we
 
 }  // namespace graphrt
 
-#endif  // GRAPHRT_RUNTIME_SESSION_KERAS_WEIGHTS_H_
+#endif  // GRAPHRT_MIGRATE_KERAS_WEIGHTS_H_

@@ -1,4 +1,4 @@
-#include "runtime/session/keras_weights.h"
+#include "migrate/keras_weights.h"
 
 #include <algorithm>
 #include <filesystem>
