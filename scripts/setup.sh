@@ -17,6 +17,7 @@ packages=(
   libre2-dev                          # regex string ops: TensorFlow's regexes are RE2 syntax
   clang libclang-rt-14-dev llvm       # sanitizer and libFuzzer builds (scripts/check_*.sh)
   ccache                              # rebuilds after a pull, and the CPU-only build, from cache
+  debootstrap                         # scripts/check_deb.sh: the .deb in a clean Debian 12 chroot
 )
 missing=()
 for p in "${packages[@]}"; do
