@@ -26,6 +26,7 @@
 #include "runtime/kernels/kernel_registry.h"
 #include "runtime/ops/op_registry.h"
 #include "runtime/session/session.h"
+#include "runtime/session/session_devices.h"
 
 extern char** environ;
 
@@ -232,7 +233,7 @@ int Main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--first-run") return FirstRun();
   SessionConfig config;
   config.opencl_devices = "all";
-  std::vector<std::unique_ptr<Device>> devices = NewOpenClDevices(config);
+  std::vector<std::unique_ptr<Device>> devices = NewOpenClDevices(DeviceOptionsFor(config));
   if (devices.empty()) {
     std::printf("no OpenCL device\n");
     return 0;

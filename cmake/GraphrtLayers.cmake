@@ -150,6 +150,10 @@ target_link_options(graphrt PRIVATE ${GRAPHRT_NO_UNDEFINED})
 add_library(graphrt_static STATIC ${all_objects})
 target_link_libraries(graphrt_static INTERFACE ${GRAPHRT_LAYERS} PUBLIC ${all_libs}
                       protobuf::libprotobuf Eigen3::Eigen)
+if(GRAPHRT_WITH_OPENCL)
+  # Nothing calls the OpenCL backend's registrar (it registers itself): keep its object.
+  target_link_options(graphrt_static INTERFACE -Wl,-u,graphrt_opencl_backend)
+endif()
 
 if(GRAPHRT_LAYER_CHECK AND GRAPHRT_NO_UNDEFINED)
   # Each layer with the ones under it and their libraries only, linked with --no-undefined.

@@ -12,6 +12,7 @@
 
 #include "runtime/devices/opencl/opencl_device.h"
 #include "runtime/kernels/kernel_registry.h"
+#include "runtime/session/session_devices.h"
 #include "tests/kernel_test_util.h"
 #include "tests/fixture_util.h"
 
@@ -33,7 +34,7 @@ OpenClDevice* TestDevice() {
   static OpenClDevice* device = []() -> OpenClDevice* {
     SessionConfig config;
     config.opencl_devices = "all";
-    std::vector<std::unique_ptr<Device>> devices = NewOpenClDevices(config);
+    std::vector<std::unique_ptr<Device>> devices = NewOpenClDevices(DeviceOptionsFor(config));
     if (devices.empty()) return nullptr;
     return static_cast<OpenClDevice*>(devices[0].release());  // kept for the process
   }();

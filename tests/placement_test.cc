@@ -7,7 +7,7 @@
 #include "formats/file_util.h"
 #include "formats/graph_def.h"
 #include "formats/placement_log.h"
-#include "runtime/devices/device_factory.h"
+#include "runtime/session/session_devices.h"
 #include "runtime/placement/replay.h"
 #include "runtime/session/session.h"
 #include "tests/fixture_util.h"

@@ -2,10 +2,34 @@
 
 #include <algorithm>
 
-#include "graphrt_build_config.h"
 #include "runtime/ops/op_registry.h"
 
 namespace graphrt {
+
+namespace {
+
+// Backends that registered before the registry was first used.
+std::vector<KernelBackendRegistrations>& PendingBackends() {
+  static auto* pending = new std::vector<KernelBackendRegistrations>();
+  return *pending;
+}
+
+bool& RegistryBuilt() {
+  static bool built = false;
+  return built;
+}
+
+}  // namespace
+
+void RegisterKernelBackend(KernelBackendRegistrations registrations) {
+  // Backends register while libraries load, before any thread runs a graph; the registry is
+  // built on first use, after that.
+  if (RegistryBuilt()) {
+    registrations(KernelRegistry::Global());
+  } else {
+    PendingBackends().push_back(std::move(registrations));
+  }
+}
 
 KernelRegistry* KernelRegistry::Global() {
   static KernelRegistry* registry = [] {
@@ -37,9 +61,8 @@ KernelRegistry* KernelRegistry::Global() {
     RegisterExampleParsingKernels(r);
     RegisterStringKernels(r);
     RegisterSparseKernels(r);
-#if GRAPHRT_WITH_OPENCL
-    RegisterOpenClKernels(r);  // runtime/kernels/opencl: every GPU kernel
-#endif
+    for (const KernelBackendRegistrations& backend : PendingBackends()) backend(r);
+    RegistryBuilt() = true;
     return r;
   }();
   return registry;

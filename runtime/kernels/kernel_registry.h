@@ -123,6 +123,12 @@ class KernelRegistry {
   std::map<std::string, std::vector<KernelRegistration>> kernels_;
 };
 
+// An optional backend's kernels (the OpenCL GPU kernels): registered into the global registry
+// by the backend itself when it is loaded (runtime/kernels/opencl/opencl_backend.cc), so that the
+// runtime never calls into an optional component.
+using KernelBackendRegistrations = std::function<void(KernelRegistry*)>;
+void RegisterKernelBackend(KernelBackendRegistrations registrations);
+
 // The registration table (kernel_registry.cc calls each of these once).
 void RegisterConstPlumbingKernels(KernelRegistry* r);
 void RegisterControlFlowKernels(KernelRegistry* r);
@@ -151,7 +157,6 @@ void RegisterLookupTableKernels(KernelRegistry* r);
 void RegisterExampleParsingKernels(KernelRegistry* r);
 void RegisterStringKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
-void RegisterOpenClKernels(KernelRegistry* r);  // when built with GRAPHRT_WITH_OPENCL
 
 }  // namespace graphrt
 

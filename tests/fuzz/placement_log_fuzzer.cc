@@ -9,7 +9,7 @@
 
 #include "formats/graph_def.h"
 #include "formats/placement_log.h"
-#include "runtime/devices/device_factory.h"
+#include "runtime/session/session_devices.h"
 #include "runtime/placement/replay.h"
 #include "tests/fuzz/fuzz_util.h"
 

@@ -97,7 +97,8 @@ class OpenClOpKernel : public OpKernel {
 // Checks that a work size fits the kernels' int indexing.
 Status CheckOpenClSize(int64_t n, const char* what);
 
-// Registration of every OpenCL kernel family (called from RegisterOpenClKernels).
+// Every OpenCL kernel (opencl_backend.cc hands it to RegisterKernelBackend), and each family.
+void RegisterOpenClKernels(KernelRegistry* r);
 void RegisterOpenClPlumbingKernels(KernelRegistry* r);
 void RegisterOpenClDeviceAgnosticKernels(KernelRegistry* r);
 void RegisterOpenClCwiseKernels(KernelRegistry* r);
