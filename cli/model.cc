@@ -1,5 +1,7 @@
 #include "cli/model.h"
 
+#include "cli/cli_util.h"
+
 #include <algorithm>
 #include <fstream>
 #include <unordered_set>
