@@ -8,8 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "formats/graph_def.h"
-#include "runtime/session/session.h"
+#include <graphrt/graphrt.h>
 
 int main(int argc, char** argv) {
   const char* path = argc > 1 ? argv[1] : "tests/fixtures/models/mlp.pb";
