@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include <graphrt/migrate.h>
+
 #include "formats/tensor_bundle/bundle_reader.h"
 #include "migrate/migration_rules.h"
 #include "runtime/core/status.h"
@@ -31,57 +33,9 @@
 namespace graphrt {
 namespace migrate {
 
-struct PlannedTensor {
-  std::string source;  // key in the source checkpoint
-  std::string name;    // key in the output; empty when dropped
-  DataType source_dtype = ::tensorflow::DT_INVALID;
-  DataType dtype = ::tensorflow::DT_INVALID;
-  TensorShape shape;
-  int64_t bytes = 0;      // in the output (0 when dropped)
-  int source_slices = 0;  // 0: stored whole
-  int output_slices = 0;  // 0: written whole
-  // "copy", "rename", "cast", "merge", "partition", "ema", "drop"; joined by "+" when several.
-  std::string action;
-  std::string reason;  // why a tensor is dropped or takes another's value
-  bool dropped() const { return name.empty(); }
-};
-
-struct MigrationPlan {
-  std::string source_prefix;
-  int source_shards = 0;
-  int output_shards = 0;
-  std::vector<PlannedTensor> tensors;  // sorted by source name
-  std::vector<std::string> warnings;   // rules that matched nothing
-  int64_t output_bytes = 0;
-};
-
 // REQUIRES: `reader` is open. INVALID_ARGUMENT for colliding names, bad rules, impossible casts
 // or partitions, and (rules.strict) rules that match nothing.
 StatusOr<MigrationPlan> PlanMigration(BundleReader* reader, const MigrationRules& rules);
-
-std::string PlanText(const MigrationPlan& plan);
-// {"source": ..., "source_shards": N, "output_shards": N, "output_bytes": N,
-//  "tensors": [{"source", "name", "source_dtype", "dtype", "shape", "bytes", "action",
-//  "reason", "slices"}], "warnings": [...]}
-std::string PlanJson(const MigrationPlan& plan);
-
-struct MigrationOptions {
-  bool force = false;  // replace an existing DST
-  // Called after each tensor is written: bytes written so far, of plan.output_bytes.
-  std::function<void(int64_t done, int64_t total, const std::string& name)> progress;
-  // Fault injection for tests: after this many tensors, kill the process with SIGKILL, or fail
-  // as a failed write would. -1: never. The command reads them from GRAPHRT_MIGRATE_FAULT
-  // ("kill-after=N" or "fail-after=N").
-  int kill_after_tensors = -1;
-  int fail_after_tensors = -1;
-};
-
-struct MigrationResult {
-  int64_t bytes_written = 0;  // tensor bytes
-  int tensors_written = 0;
-  double seconds = 0;
-  std::vector<std::string> files;  // the output's files
-};
 
 // Executes `plan` (made from `src_reader`) into `dst_prefix`. Fails with ALREADY_EXISTS when DST
 // exists and !options.force, INVALID_ARGUMENT when DST is the source, NOT_FOUND naming a missing

@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include <graphrt/migrate.h>
+
 #include "formats/graph_def.h"
 #include "formats/tensor_bundle/bundle_reader.h"
 #include "migrate/migration_rules.h"
@@ -35,35 +37,9 @@
 namespace graphrt {
 namespace migrate {
 
-struct GraphMigrationReport {
-  std::vector<std::string> changes;       // one line per change, "removed TPUReplicateMetadata"
-  std::vector<std::string> warnings;      // rules that matched nothing
-  std::vector<std::string> placeholders;  // feeds that replaced the input pipeline
-  int nodes_before = 0;
-  int nodes_after = 0;
-};
-
-// INVALID_ARGUMENT when strip_training has no outputs, an output is not in the graph, renamed
-// nodes collide, or (rules.strict) a rule matches nothing.
-Status MigrateGraph(const MigrationRules& rules, GraphDef* graph, GraphMigrationReport* report);
-
-// Keeps only the nodes `outputs` (tensor or node names) need, through data and control edges.
-Status PruneToOutputs(const std::vector<std::string>& outputs, GraphDef* graph);
-
-// Replaces every variable the outputs need by a constant holding its checkpoint value
-// (VariableV2 nodes by name, resource variables' ReadVariableOp readers by the handle's name;
-// "<name>/part_<k>" parts by their slice of "<name>"), then prunes to `outputs`. NOT_FOUND
-// naming the variable when the checkpoint lacks it; INVALID_ARGUMENT on a dtype or shape that
-// differs.
+// As the public FreezeGraph, from an open checkpoint.
 Status FreezeGraph(BundleReader* checkpoint, const std::vector<std::string>& outputs,
                    GraphDef* graph, int* frozen_variables);
-
-// Adds a restore subgraph for every variable in `graph` (VariableV2 by node name, VarHandleOp by
-// shared_name; "<name>/part_<k>" parts restore their slice of "<name>", laid out along dimension
-// 0 in part order) and describes it in `saver`, as tf.compat.v1.train.Saver would: feed the
-// checkpoint prefix to save/Const:0 and run save/restore_all. INVALID_ARGUMENT when a variable
-// has no static shape or the names already exist.
-Status AddRestoreSubgraph(GraphDef* graph, ::tensorflow::SaverDef* saver);
 
 }  // namespace migrate
 }  // namespace graphrt

@@ -17,36 +17,14 @@
 #include <variant>
 #include <vector>
 
+#include <graphrt/migrate.h>
+
 #include "migrate/rule_pattern.h"
 #include "runtime/core/status.h"
 #include "runtime/core/types.h"
 
 namespace graphrt {
 namespace migrate {
-
-struct MigrationRules {
-  std::vector<std::pair<std::string, std::string>> renames;        // --rename FROM=TO (prefixes)
-  std::vector<std::pair<std::string, std::string>> regex_renames;  // --rename-regex P=R
-  // --assignment-map: init_from_checkpoint's assignment_map, checkpoint name -> new name.
-  std::vector<std::pair<std::string, std::string>> assignment_map;
-  std::vector<std::string> keep;  // --keep REGEX: when any is given, only matching names stay
-  std::vector<std::string> drop;  // --drop REGEX
-  bool drop_optimizer_slots = false;
-  bool drop_global_step = false;
-  bool use_ema = false;
-  std::vector<std::pair<DataType, DataType>> casts;  // --cast FROM=TO
-  bool merge_partitions = false;
-  std::vector<std::pair<std::string, int>> partitions;  // --partition NAME=N
-  int num_shards = 0;                                   // --shards N; 0: as many as the input
-  bool strict = false;
-
-  // Graph only.
-  bool strip_tpu = false;
-  bool strip_training = false;
-  bool clear_devices = false;
-  std::vector<std::pair<std::string, std::string>> device_map;  // --device-map TPU=CPU
-  std::vector<std::string> outputs;                             // --outputs NAME
-};
 
 // How a rule is spelled: on the command line (Boost.Program_options in cli/rule_flags.cc) and as
 // the value of its key in a --rules JSON document.
@@ -87,12 +65,6 @@ const std::vector<RuleDescriptor>& RuleDescriptors();
 using RuleFlagValue = std::variant<bool, int, std::string>;
 Status AddRuleFlag(const RuleDescriptor& rule, const RuleFlagValue& value, MigrationRules* rules);
 
-// Adds the rules in a --rules JSON document (the flag names without "--" as keys:
-// {"rename": {"tpu/": ""}, "cast": ["bfloat16=float32"], "drop-optimizer-slots": true, ...}).
-// `what` names the file in errors.
-Status ParseRulesJson(const std::string& text, const std::string& what, MigrationRules* rules);
-// Adds the entries of an --assignment-map JSON object file.
-Status ReadAssignmentMap(const std::string& path, MigrationRules* rules);
 // "bfloat16=float32" -> the pair; INVALID_ARGUMENT for an unknown dtype name.
 Status ParseCast(const std::string& text, std::pair<DataType, DataType>* cast);
 // "NAME=N" -> the pair; INVALID_ARGUMENT unless N is a positive integer.

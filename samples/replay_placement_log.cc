@@ -4,8 +4,6 @@
 //
 //   replay_placement_log LOG GRAPH.pb   (defaults: a GPU log of the fixture MLP)
 #include <cstdio>
-#include <memory>
-#include <vector>
 
 #include <graphrt/graphrt.h>
 
@@ -18,14 +16,10 @@ int main(int argc, char** argv) {
   graphrt::Status s = graphrt::ReadGraphDef(graph_path, &graph);
   if (!s.ok()) return std::fprintf(stderr, "%s\n", s.ToString().c_str()), 1;
 
-  std::vector<std::unique_ptr<graphrt::Device>> owned =
-      graphrt::CreateDevices(graphrt::SessionConfig());
-  std::vector<graphrt::Device*> devices;
-  for (auto& d : owned) devices.push_back(d.get());
-  graphrt::PlacerOptions options;
-  options.allow_soft_placement = true;
+  graphrt::SessionConfig config;  // this machine's devices
+  config.allow_soft_placement = true;
   graphrt::StatusOr<graphrt::ReplayResult> result =
-      graphrt::ReplayPlacement(*log, graph, devices, options);
+      graphrt::ReplayPlacementLog(*log, graph, config);
   if (!result.ok()) return std::fprintf(stderr, "%s\n", result.status().ToString().c_str()), 1;
   for (const auto& line : result->lines) {
     if (line.kind == graphrt::ReplayLine::kMoved) {

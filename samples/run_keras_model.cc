@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include <graphrt/keras.h>
+#include <graphrt/graphrt.h>
 
 int main(int argc, char** argv) {
   const char* path = argc > 1 ? argv[1] : "tests/fixtures/keras/small_cnn.h5";

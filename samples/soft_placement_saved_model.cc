@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <graphrt/saved_model.h>
+#include <graphrt/graphrt.h>
 
 int main(int argc, char** argv) {
   std::string dir = argc > 1

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <graphrt/keras_graph.h>
+
 #include "runtime/core/status.h"
 #include "runtime/core/tensor.h"
 
@@ -42,30 +44,6 @@ struct KerasH5File {
   std::string training_config;  // JSON; may be empty
   bool has_optimizer_weights = false;
   std::vector<KerasLayerWeights> layers;  // in layer_names order
-};
-
-// Limits checked before HDF5 is asked to read anything, so that a crafted file cannot make the
-// reader allocate more than its budget. Real Keras files sit far inside every default.
-struct KerasH5ReadOptions {
-  // Total float32 bytes of all weights (the memory the weights take once read).
-  int64_t max_weight_bytes = int64_t{4} << 30;
-  // The uncompressed size of the weights against the file: each chunked, filtered dataset may
-  // decode to at most this many times its stored bytes, and all weights together to at most this
-  // many times the file's size. h5py's gzip reaches ~10:1 on real weights; deflate cannot pass
-  // ~1032:1, so a 100:1 claim is either all zeros or a decompression bomb.
-  int64_t max_compression_ratio = 100;
-  // One chunk of a chunked dataset, before and after decompression (h5py's automatic chunks are
-  // at most 1 MiB).
-  int64_t max_chunk_bytes = int64_t{64} << 20;
-  // One attribute's strings together (model_config is the largest: a few MB for big models).
-  int64_t max_attribute_bytes = int64_t{64} << 20;
-
-  // ReadKerasH5FileIsolated only: the child is killed after this long (a crafted file can make
-  // HDF5 loop forever)...
-  double timeout_seconds = 120;
-  // ... and may map this much address space above max_weight_bytes and what the process had
-  // mapped at fork (HDF5's caches and its metadata); 0 leaves the address space unlimited.
-  int64_t child_address_space_slack_bytes = int64_t{1} << 30;
 };
 
 // Reads attributes and every weight in this process. Errors name the file and the attribute,

@@ -12,12 +12,12 @@
 
 #include <string>
 
+#include <graphrt/checkpoint.h>
+
 #include "checkpoint_state.pb.h"
 #include "runtime/core/status.h"
 
 namespace graphrt {
-
-inline constexpr char kCheckpointStateFilename[] = "checkpoint";
 
 // Reads DIR/`filename` as written. NOT_FOUND when it is missing, DATA_LOSS when it does not
 // parse.
@@ -26,14 +26,6 @@ StatusOr<::tensorflow::CheckpointState> ReadCheckpointState(
 // Writes DIR/`filename` through a temporary file and a rename.
 Status WriteCheckpointState(const std::string& dir, const ::tensorflow::CheckpointState& state,
                             const std::string& filename = kCheckpointStateFilename);
-
-// The prefix of the newest checkpoint in `dir`, as tf.train.latest_checkpoint finds it: the
-// state's model_checkpoint_path, joined to `dir` when relative. One step further than
-// TensorFlow: an absolute path that no longer exists (the directory was moved) falls back to
-// its base name inside `dir`. NOT_FOUND when there is no state file, or when neither
-// PREFIX.index (V2) nor a file at PREFIX (V1) exists.
-StatusOr<std::string> LatestCheckpoint(const std::string& dir,
-                                       const std::string& filename = kCheckpointStateFilename);
 
 }  // namespace graphrt
 

@@ -7,14 +7,9 @@
 #include <string_view>
 #include <vector>
 
-namespace graphrt {
+#include <graphrt/str_cat.h>
 
-template <typename... Args>
-std::string StrCat(const Args&... args) {
-  std::ostringstream os;
-  (os << ... << args);
-  return os.str();
-}
+namespace graphrt {
 
 template <typename Container>
 std::string StrJoin(const Container& items, std::string_view sep) {

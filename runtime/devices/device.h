@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include <graphrt/device_attributes.h>
+
 #include "runtime/core/types.h"
 
 namespace Eigen {
@@ -19,15 +21,6 @@ namespace graphrt {
 
 inline constexpr char kDeviceCpu[] = "CPU";
 inline constexpr char kDeviceGpu[] = "GPU";
-
-// What ListDevices reports, with the fields of TensorFlow's DeviceAttributes.
-struct DeviceAttributes {
-  std::string name;
-  std::string device_type;
-  int64_t memory_limit = 0;
-  uint64_t incarnation = 0;
-  std::string physical_device_desc;
-};
 
 // What an accelerator counts for a traced Run's RunMetadata (graphrt_opencl_stats).
 struct DeviceCounters {

@@ -1,0 +1,64 @@
+// Session configuration: the fields of TensorFlow's ConfigProto that graphrt honours, as a plain
+// struct, loadable from a serialized or text tensorflow.ConfigProto.
+#ifndef GRAPHRT_CONFIG_H_
+#define GRAPHRT_CONFIG_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <graphrt/export.h>
+#include <graphrt/status.h>
+
+#include "config.pb.h"
+
+namespace graphrt {
+
+struct GPUOptions {
+  // Comma-separated visible GPU ids, in the order they become /device:GPU:0, 1, ...
+  std::string visible_device_list;
+  bool allow_growth = false;
+  // 0: graphrt's default share of each GPU's memory.
+  double per_process_gpu_memory_fraction = 0;
+};
+
+struct GRAPHRT_EXPORT SessionConfig {
+  // "CPU" / "GPU" -> the most devices of that type to use. Absent: all there are (CPU: 1).
+  std::map<std::string, int> device_count;
+  bool allow_soft_placement = false;
+  bool log_device_placement = false;
+  // 0: one per core.
+  int intra_op_parallelism_threads = 0;
+  // 0: one per core; negative: every node runs on the caller's thread.
+  int inter_op_parallelism_threads = 0;
+  GPUOptions gpu_options;
+  // Deadline of each Run; 0: none.
+  int64_t operation_timeout_in_ms = 0;
+  // graph_options.rewrite_options.auto_mixed_precision (or its _cpu / _onednn_bfloat16
+  // variants) turned on. graphrt has no reduced-precision path: GPU nodes still compute in
+  // float32, and the placement report says that it was asked for.
+  bool reduced_precision_requested = false;
+
+  // graphrt extensions (no ConfigProto field; FromProto leaves them at their defaults).
+  // Which OpenCL devices become /device:GPU:N: "" (those of type GPU or ACCELERATOR), "all"
+  // (CPU-type devices such as PoCL's, too) or "none" (no OpenCL, not even discovery). When
+  // empty, the environment variable GRAPHRT_OPENCL_DEVICES gives the value.
+  std::string opencl_devices;
+
+  // Reads the fields above from a ConfigProto; other fields are ignored.
+  static SessionConfig FromProto(const ::tensorflow::ConfigProto& proto);
+  // From a text-format ConfigProto (as in a --config FILE.pbtxt).
+  static StatusOr<SessionConfig> FromText(const std::string& text);
+  // From a binary ConfigProto (as TF_SetConfig takes it).
+  static StatusOr<SessionConfig> FromBinary(const std::string& bytes);
+  ::tensorflow::ConfigProto ToProto() const;
+};
+
+struct SessionOptions {
+  SessionConfig config;
+  std::string target;  // must be empty: graphrt runs in process
+};
+
+}  // namespace graphrt
+
+#endif  // GRAPHRT_CONFIG_H_

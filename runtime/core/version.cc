@@ -1,0 +1,7 @@
+#include <graphrt/version.h>
+
+namespace graphrt {
+
+const char* Version() { return GRAPHRT_VERSION_STRING; }
+
+}  // namespace graphrt
