@@ -46,12 +46,13 @@ SAME_RANK_OK = {
 }
 # Public headers (include/graphrt/NAME): the layer whose code defines each one.
 PUBLIC_LAYER = {
-    "export.h": "core", "version.h": "core", "status.h": "core", "types.h": "core",
-    "tensor_shape.h": "core", "tensor.h": "core",
-    "graph_io.h": "formats", "checkpoint.h": "formats",
-    "config.h": "runtime/session", "placement.h": "runtime/session",
-    "session.h": "runtime/session", "saved_model.h": "runtime/session",
-    "keras.h": "runtime/session",
+    "export.h": "core", "version.h": "core", "status.h": "core", "str_cat.h": "core",
+    "types.h": "core", "tensor_shape.h": "core", "tensor.h": "core", "resource_handle.h": "core",
+    "graph_io.h": "formats", "checkpoint.h": "formats", "npy.h": "formats",
+    "placement_log.h": "formats", "keras_graph.h": "formats",
+    "device_attributes.h": "runtime/devices", "placement.h": "runtime/placement",
+    "config.h": "runtime/session", "session.h": "runtime/session",
+    "saved_model.h": "runtime/session", "keras.h": "runtime/session",
     "migrate.h": "migrate",
     "graphrt.h": "cli",
 }

@@ -5,7 +5,7 @@
 
 #include <graphrt/placement.h>
 
-#include "runtime/devices/device_factory.h"
+#include "runtime/session/session_devices.h"
 #include "runtime/placement/replay.h"
 
 namespace graphrt {
