@@ -111,8 +111,8 @@ void CheckSavedModel(const std::string& dir) {
                                        -1.30315721f, 0.905355871f, 0.446374565f};
   graphrt::Tensor x(graphrt::DataType::DT_FLOAT,
                     graphrt::TensorShape({static_cast<int64_t>(x_values.size())}));
-  auto x_flat = x.flat<float>();
-  for (size_t i = 0; i < x_values.size(); ++i) x_flat(i) = x_values[i];
+  float* x_flat = x.data<float>();
+  for (size_t i = 0; i < x_values.size(); ++i) x_flat[i] = x_values[i];
   // flag true: sum(sin(x)); flag false: mean(x * x).
   const std::pair<bool, float> cases[] = {{true, 1.64939678f}, {false, 0.603468597f}};
   for (const auto& [flag, expected] : cases) {
@@ -138,8 +138,8 @@ void CheckKeras(const std::string& path) {
   const float expected[2][3] = {{0.313331246f, -0.785387099f, -0.443906754f},
                                 {0.219835415f, -0.613964319f, -0.470371425f}};
   graphrt::Tensor x(graphrt::DataType::DT_FLOAT, graphrt::TensorShape({2, 5}));
-  auto x_flat = x.flat<float>();
-  for (int i = 0; i < 10; ++i) x_flat(i) = in[i / 5][i % 5];
+  float* x_flat = x.data<float>();
+  for (int i = 0; i < 10; ++i) x_flat[i] = in[i / 5][i % 5];
   std::vector<graphrt::Tensor> outputs;
   graphrt::Status s = model->session->Run({{model->graph.inputs[0].tensor, x}},
                                           {model->graph.outputs[0].tensor}, {}, &outputs);
@@ -149,10 +149,10 @@ void CheckKeras(const std::string& path) {
       y.dim_size(1) != 3) {
     return Fail(path + " output is " + y.DebugString(0) + ", Keras gave float[2,3]");
   }
-  auto y_flat = y.flat<float>();
+  const float* y_flat = y.data<float>();
   for (int i = 0; i < 6; ++i) {
     CheckFloat(path + " output[" + std::to_string(i / 3) + "," + std::to_string(i % 3) + "]",
-               y_flat(i), expected[i / 3][i % 3], 1e-5f, 1e-5f);
+               y_flat[i], expected[i / 3][i % 3], 1e-5f, 1e-5f);
   }
 }
 #endif
