@@ -1,15 +1,10 @@
 # Install rules and packaging: libgraphrt.so with its public headers (include/graphrt, the
 # generated version header and protobuf headers), the CMake package (graphrtConfig.cmake with
 # components keras and opencl), graphrt.pc, the command and its man page; `cpack -G DEB` makes a
-# Debian package of the same. A -march=native build is refused: it would run only on CPUs like
-# the build machine's.
+# Debian package of the same. (A -march=native build is refused by the first install rule, in
+# the top CMakeLists.txt.)
 include(CMakePackageConfigHelpers)
 
-if(GRAPHRT_NATIVE)
-  install(CODE "message(FATAL_ERROR \"graphrt: this build was configured with GRAPHRT_NATIVE=ON, \
-so its code runs only on CPUs like this one; reconfigure with -DGRAPHRT_NATIVE=OFF to install or \
-package it\")")
-endif()
 
 set(GRAPHRT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/graphrt)
 
