@@ -25,7 +25,8 @@ int ReportError(const Status& status) {
 }
 
 std::string KerasUnavailable(const std::string& path) {
-  return StrCat(path, ": this graphrt was built without Keras HDF5 support (GRAPHRT_WITH_HDF5=OFF)");
+  return StrCat(path,
+                ": this graphrt was built without Keras HDF5 support (GRAPHRT_WITH_HDF5=OFF)");
 }
 
 void AddSessionFlags(po::options_description* desc) {

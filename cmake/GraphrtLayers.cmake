@@ -61,8 +61,7 @@ graphrt_layer(graphrt_formats SOURCES ${formats_sources} DEPS graphrt_core
 graphrt_sources(runtime_sources runtime/graph/*.cc runtime/ops/*.cc runtime/devices/*.cc
                 runtime/kernels/*.cc runtime/kernels/common/*.cc runtime/kernels/cpu/*.cc
                 runtime/placement/*.cc runtime/exec/*.cc runtime/session/*.cc)
-set(keras_session_sources ${PROJECT_SOURCE_DIR}/runtime/session/keras_model.cc
-    ${PROJECT_SOURCE_DIR}/runtime/session/keras_weights.cc)
+set(keras_session_sources ${PROJECT_SOURCE_DIR}/runtime/session/keras_model.cc)
 list(REMOVE_ITEM runtime_sources ${keras_session_sources})
 graphrt_layer(graphrt_runtime SOURCES ${runtime_sources} DEPS graphrt_formats
               LIBS ${RE2_LIBRARY})
@@ -79,11 +78,7 @@ endif()
 
 if(GRAPHRT_WITH_HDF5)
   graphrt_sources(keras_sources formats/keras/*.cc)
-  foreach(f IN LISTS keras_session_sources)
-    if(EXISTS ${f})
-      list(APPEND keras_sources ${f})
-    endif()
-  endforeach()
+  list(APPEND keras_sources ${keras_session_sources})
   graphrt_layer(graphrt_keras SOURCES ${keras_sources} DEPS graphrt_runtime
                 LIBS ${HDF5_C_LIBRARIES} nlohmann_json::nlohmann_json)
   target_include_directories(graphrt_keras SYSTEM PUBLIC ${HDF5_INCLUDE_DIRS})
@@ -95,11 +90,7 @@ set(migrate_keras_sources ${PROJECT_SOURCE_DIR}/migrate/keras_weights.cc)
 list(REMOVE_ITEM migrate_sources ${migrate_keras_sources})
 set(migrate_deps graphrt_runtime)
 if(GRAPHRT_WITH_HDF5)
-  foreach(f IN LISTS migrate_keras_sources)
-    if(EXISTS ${f})
-      list(APPEND migrate_sources ${f})
-    endif()
-  endforeach()
+  list(APPEND migrate_sources ${migrate_keras_sources})
   set(migrate_deps graphrt_keras)
 endif()
 graphrt_layer(graphrt_migrate SOURCES ${migrate_sources} DEPS ${migrate_deps}

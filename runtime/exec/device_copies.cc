@@ -3,7 +3,6 @@
 #include <map>
 #include <tuple>
 
-
 namespace graphrt {
 
 namespace {

@@ -43,8 +43,8 @@ TEST(SubgraphTest, FeedsBecomeArgsFetchesRetvalsAndTheRestIsPruned) {
   EXPECT_EQ(sig.feed_shapes[0].DebugString(), "[2]");
   EXPECT_EQ(sig.fetches, std::vector<std::string>({"y:0"}));
   // The placeholder is cut off (pruned), c and z are not needed; Square now reads the _Arg.
-  EXPECT_EQ(NodeOps(*graph), std::vector<std::string>({"Square:y", "_Arg:_arg_x_0_0",
-                                                       "_Retval:_retval_y_0_0"}));
+  EXPECT_EQ(NodeOps(*graph),
+            std::vector<std::string>({"Square:y", "_Arg:_arg_x_0_0", "_Retval:_retval_y_0_0"}));
 }
 
 TEST(SubgraphTest, FetchingAFedTensorReturnsTheFeedAndTargetsKeepTheirNodes) {
@@ -60,12 +60,12 @@ TEST(SubgraphTest, MissingNamesAreNotFoundErrorsNamingThem) {
     std::vector<std::string> feeds, fetches, targets;
     std::string message;
   };
-  for (const Case& c : std::vector<Case>{
-           {{"nope:0"}, {"y:0"}, {}, "Feed tensor 'nope:0' names node 'nope'"},
-           {{"x:3"}, {"y:0"}, {}, "Feed tensor 'x:3': node 'x' has 1 outputs"},
-           {{}, {"w:0"}, {}, "Fetch tensor 'w:0' names node 'w'"},
-           {{}, {"y:1"}, {}, "Fetch tensor 'y:1': node 'y' (Square) has 1 outputs"},
-           {{}, {}, {"t"}, "Target node 't' is not in the graph"}}) {
+  for (const Case& c :
+       std::vector<Case>{{{"nope:0"}, {"y:0"}, {}, "Feed tensor 'nope:0' names node 'nope'"},
+                         {{"x:3"}, {"y:0"}, {}, "Feed tensor 'x:3': node 'x' has 1 outputs"},
+                         {{}, {"w:0"}, {}, "Fetch tensor 'w:0' names node 'w'"},
+                         {{}, {"y:1"}, {}, "Fetch tensor 'y:1': node 'y' (Square) has 1 outputs"},
+                         {{}, {}, {"t"}, "Target node 't' is not in the graph"}}) {
     std::unique_ptr<Graph> graph = Parse(kGraph);
     CallSignature sig;
     Status s = RewriteGraphForCall(graph.get(), c.feeds, c.fetches, c.targets, &sig);

@@ -421,11 +421,11 @@ class DirectSession : public Session {
     *outputs = std::move(frame.retvals());
     if (trace) {
       *run_metadata->mutable_step_stats() = std::move(stats);
-      if (devices_before.any) FillOpenClStats(devices_before, run_metadata->mutable_graphrt_opencl_stats());
+      if (devices_before.any)
+        FillOpenClStats(devices_before, run_metadata->mutable_graphrt_opencl_stats());
     }
     return Status::OK();
   }
-
 
   DeviceSnapshot SnapshotDevices() const {
     DeviceSnapshot snapshot;

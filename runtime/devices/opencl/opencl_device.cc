@@ -131,7 +131,8 @@ std::vector<std::unique_ptr<Device>> NewOpenClDevices(const DeviceOptions& optio
   const int max_gpus = options.max_gpus;
   if (max_gpus == 0) return devices;
   const char* env = std::getenv("GRAPHRT_OPENCL_DEVICES");
-  std::string mode = options.opencl_devices.empty() && env != nullptr ? env : options.opencl_devices;
+  std::string mode =
+      options.opencl_devices.empty() && env != nullptr ? env : options.opencl_devices;
   if (mode == "none") return devices;  // not even asking the loader
   bool include_cpu = mode == "all";
   std::string note;

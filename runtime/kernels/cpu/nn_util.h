@@ -1,6 +1,6 @@
-// Helpers shared by the CPU nn kernels (convolution, pooling, batch norm, resize): the NCHW <-> NHWC
-// transposes and the float working copies that half and bfloat16 are computed through. The window
-// geometry they share with the OpenCL kernels is in runtime/kernels/common/window.h.
+// Helpers shared by the CPU nn kernels (convolution, pooling, batch norm, resize): the NCHW <->
+// NHWC transposes and the float working copies that half and bfloat16 are computed through. The
+// window geometry they share with the OpenCL kernels is in runtime/kernels/common/window.h.
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_NN_UTIL_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_NN_UTIL_H_
 
