@@ -31,7 +31,8 @@ while [ $# -gt 0 ]; do
     *) BUILD=$1; shift ;;
   esac
 done
-BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "check_install.sh: no build folder ${BUILD}" >&2; exit 2; }
+[ -d "$BUILD" ] || { echo "check_install.sh: no build folder $BUILD" >&2; exit 2; }
+BUILD=$(cd "$BUILD" && pwd)
 [ -f "$BUILD/CMakeCache.txt" ] || { echo "check_install.sh: $BUILD is not configured" >&2; exit 2; }
 
 cache_on() {  # cache_on VAR: whether BUILD's cache sets VAR true, or lacks it (always built then).

@@ -9,6 +9,7 @@ set -euo pipefail
 lib=${1:?usage: check_portable.sh LIBRARY}
 allowed=${ALLOWED:-'^graphrt::isa::'}
 command -v objdump >/dev/null || { echo "check_portable: objdump is missing (binutils)" >&2; exit 1; }
+[ -f "$lib" ] || { echo "check_portable: no such library: $lib" >&2; exit 1; }
 objdump -d -C --no-show-raw-insn "$lib" | awk -v allowed="$allowed" -v lib="$lib" '
   /^[0-9a-f]+ <.*>:$/ { fn = $0; sub(/^[0-9a-f]+ </, "", fn); sub(/>:$/, "", fn); next }
   /\t/ {

@@ -158,6 +158,30 @@ TEST(PublicApiTest, CheckpointWriterAndReaderRoundTrip) {
   EXPECT_EQ((*reader)->Keys(), (std::vector<std::string>{"head/kernel"}));
 }
 
+// The public entry points on bad input: a Status naming the file, never a crash.
+TEST(PublicApiTest, BadFilesGiveErrorsNamingThem) {
+  const std::string missing = ScratchPath("bad_input/none/model.ckpt");
+  graphrt::StatusOr<std::unique_ptr<graphrt::CheckpointReader>> reader =
+      graphrt::CheckpointReader::Open(missing);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), graphrt::Code::kNotFound) << reader.status();
+  EXPECT_NE(reader.status().message().find(missing), std::string::npos) << reader.status();
+
+  // An .index that is not a table: the reader refuses it.
+  const std::string corrupt = ScratchPath("bad_input/corrupt/model.ckpt");
+  fs::create_directories(fs::path(corrupt).parent_path());
+  std::ofstream(corrupt + ".index") << "not a checkpoint index, just some bytes";
+  reader = graphrt::CheckpointReader::Open(corrupt);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_NE(reader.status().message().find(corrupt), std::string::npos) << reader.status();
+
+  ::tensorflow::GraphDef graph;
+  graphrt::Status s = graphrt::ReadGraphDef(missing + ".pb", &graph);
+  EXPECT_EQ(s.code(), graphrt::Code::kNotFound) << s;
+  graphrt::StatusOr<graphrt::PlacementLog> log = graphrt::ReadPlacementLog(missing + ".log");
+  EXPECT_EQ(log.status().code(), graphrt::Code::kNotFound) << log.status();
+}
+
 TEST(PublicApiTest, ReplayPlacementLogMakesItsOwnDevices) {
   const fs::path fixtures = fs::path(GRAPHRT_SOURCE_DIR) / "tests/fixtures";
   graphrt::StatusOr<graphrt::PlacementLog> log =
