@@ -22,6 +22,7 @@
 #include "migrate/keras_weights.h"
 #include "runtime/session/saved_model.h"
 #include "tests/fixture_util.h"
+#include "tests/keras_fixture_util.h"
 
 namespace graphrt {
 namespace {
@@ -34,84 +35,13 @@ std::string KerasDir() { return testing::SourceDir() + "/tests/fixtures/keras"; 
 constexpr int kZooCases = 72;
 constexpr int kRealCases = 7;
 
-Json Manifest() {
-  StatusOr<std::string> text = ReadFileToString(KerasDir() + "/manifest.json");
-  if (!text.ok()) return Json();
-  return Json::parse(*text);
-}
+Json Manifest() { return testing::KerasManifest(KerasDir()); }
 
-std::string ModelPath(const std::string& model) {
-  if (model.rfind("shared:", 0) == 0) return testing::SharedDir() + "/" + model.substr(7);
-  return KerasDir() + "/" + model;
-}
-
-// Runs the model on one call's inputs ({"inputs": [...], "outputs": [...]}); "" when every
-// output matches Keras's.
-std::string RunCall(KerasModel* model, const Json& c, const Json& call) {
-  const keras::KerasGraph& g = model->graph;
-  std::vector<std::pair<std::string, Tensor>> feeds;
-  for (size_t i = 0; i < g.inputs.size(); ++i) {
-    StatusOr<Tensor> x = ReadNpy(KerasDir() + "/" + call["inputs"][i].get<std::string>());
-    if (!x.ok()) return x.status().ToString();
-    feeds.emplace_back(g.inputs[i].tensor, *x);
-  }
-  std::vector<std::string> fetches;
-  for (const auto& out : g.outputs) fetches.push_back(out.tensor);
-  std::vector<Tensor> outputs;
-  Status s = model->session->Run(feeds, fetches, {}, &outputs);
-  if (!s.ok()) return s.ToString();
-  std::string failures;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    StatusOr<Tensor> want = ReadNpy(KerasDir() + "/" + call["outputs"][i].get<std::string>());
-    if (!want.ok()) return want.status().ToString();
-    std::string diff = testing::CompareTensors(outputs[i], *want, c["rtol"], c["atol"]);
-    if (!diff.empty()) failures += StrCat(" output ", i, " (", g.outputs[i].tensor, "): ", diff);
-  }
-  return failures;
-}
-
-// Runs one manifest case (and, for a stateful model, the next call); "" when all match.
-std::string RunCase(const Json& c) {
-  KerasModelOptions options;
-  if (c.contains("config")) options.config_path = KerasDir() + "/" + c["config"].get<std::string>();
-  StatusOr<KerasModel> model = LoadKerasModel(ModelPath(c["model"]), options);
-  if (!model.ok()) return model.status().ToString();
-  const keras::KerasGraph& g = model->graph;
-  if (g.inputs.size() != c["inputs"].size() || g.outputs.size() != c["outputs"].size()) {
-    return StrCat("graphrt sees ", g.inputs.size(), " inputs and ", g.outputs.size(),
-                  " outputs; Keras ", c["inputs"].size(), " and ", c["outputs"].size());
-  }
-  std::string failure = RunCall(&*model, c, c);
-  if (failure.empty() && c.contains("then")) {
-    failure = RunCall(&*model, c, c["then"]);
-    if (!failure.empty()) failure = "second call (stateful): " + failure;
-  }
-  return failure;
-}
-
-TEST(KerasZoo, EveryModelMatchesKeras) {
-  Json manifest = Manifest();
-  ASSERT_TRUE(manifest.is_object()) << "missing " << KerasDir() << "/manifest.json";
-  int passed = 0, ran = 0;
-  for (const Json& c : manifest["cases"]) {
-    std::string failure = RunCase(c);
-    ++ran;
-    EXPECT_EQ(failure, "") << c["name"];
-    if (failure.empty()) ++passed;
-  }
-  EXPECT_EQ(ran, kZooCases);
-  std::cout << passed << " of " << manifest["cases"].size() << " Keras models match\n";
-}
+TEST(KerasZoo, EveryModelMatchesKeras) { testing::ExpectKerasCasesMatch(KerasDir(), kZooCases); }
 
 TEST(KerasReal, SharedFilesMatchKeras) {
   GRT_REQUIRE_SHARED_OR_SKIP();
-  Json manifest = Manifest();
-  int ran = 0;
-  for (const Json& c : manifest["real"]) {
-    EXPECT_EQ(RunCase(c), "") << c["name"];
-    ++ran;
-  }
-  EXPECT_EQ(ran, kRealCases);
+  testing::ExpectKerasCasesMatch(KerasDir(), kRealCases, "real");
 }
 
 TEST(KerasH5File, ReadsAttributesAndWeights) {
@@ -293,56 +223,7 @@ TEST(KerasErrors, CorruptFilesGiveErrorsNotCrashes) {
 }
 
 TEST(KerasConvert, SavedModelRunsInGraphrtAndWasRunByTensorFlow) {
-  Json manifest = Manifest();
-  // What gen_keras.py --graphrt recorded: TensorFlow loaded each converted model and matched Keras.
-  ASSERT_TRUE(manifest.contains("convert_checked_by_tf"));
-  int ok = 0;
-  for (const Json& c : manifest["convert_checked_by_tf"]) {
-    EXPECT_TRUE(c["ok"].get<bool>()) << c.dump();
-    ok += c["ok"].get<bool>() ? 1 : 0;
-  }
-  EXPECT_EQ(ok, kZooCases);
-  // graphrt runs every converted zoo model too, through the signature, with Keras's outputs.
-  int converted = 0;
-  for (const Json& c : manifest["cases"]) {
-    const std::string dir = ::testing::TempDir() + "/keras_convert_" + c["name"].get<std::string>();
-    std::filesystem::remove_all(dir);
-    KerasModelOptions options;
-    if (c.contains("config"))
-      options.config_path = KerasDir() + "/" + c["config"].get<std::string>();
-    Status s = ExportKerasSavedModel(ModelPath(c["model"]), options, dir);
-    ASSERT_TRUE(s.ok()) << c["name"] << ": " << s;
-    SavedModelBundle bundle;
-    s = LoadSavedModel(SessionOptions(), RunOptions(), dir, {"serve"}, &bundle);
-    ASSERT_TRUE(s.ok()) << c["name"] << ": " << s;
-    const auto& sig = bundle.meta_graph_def.signature_def().at("serving_default");
-    std::vector<std::pair<std::string, Tensor>> feeds;
-    for (size_t i = 0; i < c["inputs"].size(); ++i) {
-      StatusOr<Tensor> x = ReadNpy(KerasDir() + "/" + c["inputs"][i].get<std::string>());
-      ASSERT_TRUE(x.ok());
-      feeds.emplace_back(sig.inputs().at(c["input_names"][i].get<std::string>()).name(), *x);
-    }
-    // Output keys: the output layer's name, NAME_<index> when a layer gives several outputs.
-    std::vector<std::string> keys, fetches;
-    for (size_t i = 0; i < c["output_keys"].size(); ++i) {
-      std::string key = c["output_keys"][i];
-      if (std::find(keys.begin(), keys.end(), key) != keys.end()) key = StrCat(key, "_", i);
-      keys.push_back(key);
-      fetches.push_back(sig.outputs().at(key).name());
-    }
-    std::vector<Tensor> outputs;
-    s = bundle.session->Run(feeds, fetches, {}, &outputs);
-    ASSERT_TRUE(s.ok()) << c["name"] << ": " << s;
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      StatusOr<Tensor> want = ReadNpy(KerasDir() + "/" + c["outputs"][i].get<std::string>());
-      ASSERT_TRUE(want.ok());
-      EXPECT_EQ(testing::CompareTensors(outputs[i], *want, c["rtol"], c["atol"]), "")
-          << c["name"] << " output " << i;
-    }
-    std::filesystem::remove_all(dir);
-    ++converted;
-  }
-  EXPECT_EQ(converted, kZooCases);
+  testing::ExpectKerasConversionsMatch(KerasDir(), kZooCases);
   // And an existing folder is never written over.
   const std::string dir = ::testing::TempDir() + "/keras_convert_small_cnn";
   std::filesystem::remove_all(dir);

@@ -99,6 +99,9 @@ class ModelWalker {
 
   Status Build(const Json& model);
 
+  // The file being built from (its assets, for lookup layers).
+  const KerasH5File& file() const { return file_; }
+
   // Every layer class (nested models and wrappers included) without a builder.
   void FindUnsupported(const Json& layer, std::vector<std::string>* bad) const;
 

@@ -15,6 +15,7 @@
 #define GRAPHRT_FORMATS_KERAS_KERAS_H5_FILE_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct KerasH5File {
   std::string training_config;  // JSON; may be empty
   bool has_optimizer_weights = false;
   std::vector<KerasLayerWeights> layers;  // in layer_names order
+  // Files under assets/ of a .keras archive (lookup layers' vocabularies), by their path below
+  // assets/ ("layers/string_lookup/vocabulary.txt"); empty for an .h5 file.
+  std::map<std::string, std::string> assets;
 };
 
 // Reads attributes and every weight in this process. Errors name the file and the attribute,
