@@ -6,7 +6,8 @@
 //   keras_node_emitter.{h,cc}  emitting NodeDefs
 //   keras_weight_cursor.cc     handing each layer its weights, checked against the architecture
 //   keras_layers_*.cc          the layers, one file per family
-//   keras_rnn.cc               SimpleRNN, LSTM, GRU and Bidirectional as while loops
+//   keras_rnn.cc               SimpleRNN, LSTM, GRU, CuDNN*, RNN(cells), ConvLSTM and
+//                              Bidirectional as while loops
 #ifndef GRAPHRT_FORMATS_KERAS_KERAS_BUILDER_INTERNAL_H_
 #define GRAPHRT_FORMATS_KERAS_KERAS_BUILDER_INTERNAL_H_
 
@@ -55,6 +56,9 @@ class WeightCursor {
 
   // The next weight, checked against `expected` (-1 matches any size).
   StatusOr<Tensor> Next(const std::string& role, const Shape& expected);
+  // The next weight without taking it; null when none is left (layers whose weights come in
+  // more than one layout look before they take).
+  const Tensor* Peek() const { return next_ < weights_.size() ? &weights_[next_]->value : nullptr; }
   // The weights not taken yet (a nested model's, which it hands to its own layers).
   std::vector<const KerasWeight*> TakeAll();
   // An error naming the weights the layer left untaken.

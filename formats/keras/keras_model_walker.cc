@@ -35,7 +35,7 @@ const std::map<std::string, std::pair<int, int>>& InputRanks() {
       {"SimpleRNN", {3, 3}},
       {"LSTM", {3, 3}},
       {"GRU", {3, 3}},
-      {"Bidirectional", {3, 3}},
+      {"Bidirectional", {3, 6}},
       {"TimeDistributed", {3, 8}},
       {"ZeroPadding1D", {3, 3}},
       {"ZeroPadding2D", {4, 4}},
@@ -468,9 +468,8 @@ Status ModelWalker::CallLayer(const Json& layer, const std::string& scope,
   auto ranks = InputRanks().find(c.class_name);
   if (ranks != InputRanks().end()) {
     // Recurrent layers' further inputs are initial states, of rank 2.
-    bool first_only = ranks->second.first == 3 && ranks->second.second == 3 &&
-                      (c.class_name == "SimpleRNN" || c.class_name == "LSTM" ||
-                       c.class_name == "GRU" || c.class_name == "Bidirectional");
+    bool first_only = c.class_name == "SimpleRNN" || c.class_name == "LSTM" ||
+                      c.class_name == "GRU" || c.class_name == "Bidirectional";
     for (size_t i = 0; i < (first_only ? 1 : c.inputs.size()); ++i) {
       const Value& v = c.inputs[i];
       if (v.rank() < ranks->second.first || v.rank() > ranks->second.second) {
@@ -491,7 +490,8 @@ Status ModelWalker::CallLayer(const Json& layer, const std::string& scope,
                                                   "ActivityRegularization",
                                                   "BatchNormalization",
                                                   "LayerNormalization"};
-  static const std::set<std::string> kUseMask = {"SimpleRNN", "LSTM", "GRU", "Bidirectional"};
+  static const std::set<std::string> kUseMask = {"SimpleRNN", "LSTM", "GRU", "RNN",
+                                                 "Bidirectional"};
   std::string mask;
   for (const Value& v : c.inputs) {
     if (!v.mask.empty()) mask = v.mask;
