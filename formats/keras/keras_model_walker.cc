@@ -461,7 +461,8 @@ Status ModelWalker::CallLayer(const Json& layer, const std::string& scope,
   }
   if (c.inputs.empty()) return InvalidArgument("layer '", c.name, "' is called with no inputs");
   std::string format = Get<std::string>(*c.config, "data_format", "channels_last");
-  if (format != "channels_last") {
+  // ConvLSTM layers run channels_first between transposes (keras_rnn.cc).
+  if (format != "channels_last" && c.class_name.rfind("ConvLSTM", 0) != 0) {
     return Unimplemented("layer '", c.name, "' (", c.class_name, "): data_format ", format,
                          " (graphrt runs channels_last only)");
   }

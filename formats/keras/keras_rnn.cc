@@ -42,6 +42,8 @@ struct RnnSpec {
   bool return_state = false;
   bool stateful = false;
   bool zero_output_for_mask = false;  // masked steps output zeros, not the previous output
+  // A channels_first ConvLSTM, run channels_last between transposes (RunRnn).
+  bool channels_first = false;
   int num_states() const {
     int n = 0;
     for (const RnnCellSpec& c : cells) n += c.num_states();
@@ -123,7 +125,7 @@ Status ReadDenseWeights(RnnCellSpec* cell, int64_t input_dim, bool cudnn_class,
   return Status::OK();
 }
 
-// A ConvLSTM cell (channels_last; ModelWalker refuses channels_first by name).
+// A ConvLSTM cell, over `input` in channels_last order.
 Status ReadConvLstm(RnnCellSpec* cell, const Json& c, const Shape& input, WeightCursor* weights,
                     const std::string& layer) {
   const int r = cell->spatial;
@@ -138,7 +140,8 @@ Status ReadConvLstm(RnnCellSpec* cell, const Json& c, const Shape& input, Weight
   cell->dilations = GetWindow(c, "dilation_rate", r, 1);
   cell->padding = Get<std::string>(c, "padding", "valid");
   if (cell->padding != "valid" && cell->padding != "same") {
-    return Unimplemented("layer '", layer, "': ConvLSTM padding '", cell->padding, "'");
+    return Unimplemented("layer '", layer, "': ConvLSTM", cell->spatial, "D padding '",
+                         cell->padding, "'");
   }
   Shape kshape(ks.begin(), ks.end()), rshape(ks.begin(), ks.end());
   kshape.push_back(ch);
@@ -236,7 +239,15 @@ StatusOr<RnnSpec> ReadRnn(const std::string& class_name, const Json& cfg, const 
     }
     if (cell.kind == "ConvLSTM") {
       cell.spatial = class_name[8] - '0';
-      GRT_RETURN_IF_ERROR(ReadConvLstm(&cell, *c, input, weights, layer));
+      std::string format = Get<std::string>(*c, "data_format", "channels_last");
+      if (format != "channels_last" && format != "channels_first") {
+        return Unimplemented("layer '", layer, "': data_format '", format, "'");
+      }
+      Shape in = input;
+      spec.channels_first = format == "channels_first";
+      if (spec.channels_first && in.size() > 2)
+        std::rotate(in.begin() + 2, in.begin() + 3, in.end());
+      GRT_RETURN_IF_ERROR(ReadConvLstm(&cell, *c, in, weights, layer));
     } else {
       GRT_RETURN_IF_ERROR(ReadDenseWeights(&cell, input_dim, cudnn, weights, layer));
       input_dim = cell.units;
@@ -739,14 +750,58 @@ Status EmitRnn(Emitter& emit, const std::string& scope, const RnnSpec& spec, con
   return Status::OK();
 }
 
+// `v` with its channel axis moved: after its `lead` leading axes (batch, time) to the end
+// (to_last), or back.
+Value MoveChannels(Emitter& emit, const std::string& name, const Value& v, int lead, bool to_last) {
+  std::vector<int32_t> perm;
+  for (int i = 0; i < v.rank(); ++i) perm.push_back(i);
+  if (to_last) {
+    std::rotate(perm.begin() + lead, perm.begin() + lead + 1, perm.end());
+  } else {
+    std::rotate(perm.begin() + lead, perm.end() - 1, perm.end());
+  }
+  Value out = v;
+  out.tensor = emit.Transpose(name, ToFloat(emit, name, v), perm);
+  for (int i = 0; i < v.rank(); ++i) out.shape[i] = v.shape[perm[i]];
+  return out;
+}
+
+// EmitRnn, for a channels_first ConvLSTM between transposes.
+Status RunRnn(Emitter& emit, const std::string& scope, const RnnSpec& spec, const Value& x,
+              const std::vector<Value>& initial_states, const std::string& layer,
+              std::vector<Value>* outputs) {
+  std::vector<std::string> states;
+  if (!spec.channels_first) {
+    for (const Value& s : initial_states) states.push_back(s.tensor);
+    return EmitRnn(emit, scope, spec, x, states, layer, outputs);
+  }
+  if (x.rank() < 4) {
+    return InvalidArgument("layer '", layer, "': input ", ShapeString(x.shape), " of a ConvLSTM");
+  }
+  for (size_t i = 0; i < initial_states.size(); ++i) {
+    states.push_back(
+        MoveChannels(emit, StrCat(scope, "/initial_state_", i, "/nhwc"), initial_states[i], 1, true)
+            .tensor);
+  }
+  std::vector<Value> outs;
+  GRT_RETURN_IF_ERROR(EmitRnn(emit, scope, spec,
+                              MoveChannels(emit, scope + "/input_nhwc", x, 2, true), states, layer,
+                              &outs));
+  for (size_t i = 0; i < outs.size(); ++i) {
+    int lead = i == 0 && spec.return_sequences ? 2 : 1;
+    outputs->push_back(
+        MoveChannels(emit, StrCat(scope, "/output_", i, "/nchw"), outs[i], lead, false));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status Recurrent(LayerCall& c, std::vector<Value>* out) {
   const Value& x = c.inputs[0];
   GRT_ASSIGN_OR_RETURN(RnnSpec spec, ReadRnn(c.class_name, *c.config, x.shape, c.weights, c.name));
-  std::vector<std::string> states;
-  for (size_t i = 1; i < c.inputs.size(); ++i) states.push_back(c.inputs[i].tensor);
-  return EmitRnn(*c.emit, c.scope, spec, x, states, c.name, out);
+  std::vector<Value> states(c.inputs.begin() + 1, c.inputs.end());
+  return RunRnn(*c.emit, c.scope, spec, x, states, c.name, out);
 }
 
 Status BidirectionalLayer(LayerCall& c, std::vector<Value>* out) {
@@ -772,14 +827,14 @@ Status BidirectionalLayer(LayerCall& c, std::vector<Value>* out) {
   // Keras's Bidirectional makes both directions output zeros at masked steps of sequences.
   fwd.zero_output_for_mask = fwd.return_sequences;
   bwd.zero_output_for_mask = bwd.return_sequences;
-  std::vector<std::string> fstates, bstates;
+  std::vector<Value> fstates, bstates;
   size_t n_states = c.inputs.size() - 1;
   for (size_t i = 1; i < c.inputs.size(); ++i) {
-    (i - 1 < n_states / 2 ? fstates : bstates).push_back(c.inputs[i].tensor);
+    (i - 1 < n_states / 2 ? fstates : bstates).push_back(c.inputs[i]);
   }
   std::vector<Value> fo, bo;
-  GRT_RETURN_IF_ERROR(EmitRnn(emit, c.scope + "/forward", fwd, x, fstates, c.name, &fo));
-  GRT_RETURN_IF_ERROR(EmitRnn(emit, c.scope + "/backward", bwd, x, bstates, c.name, &bo));
+  GRT_RETURN_IF_ERROR(RunRnn(emit, c.scope + "/forward", fwd, x, fstates, c.name, &fo));
+  GRT_RETURN_IF_ERROR(RunRnn(emit, c.scope + "/backward", bwd, x, bstates, c.name, &bo));
   Value b = bo[0];
   if (fwd.return_sequences) {
     NodeDef* rev = emit.Add("ReverseV2", c.scope + "/ReverseV2",
