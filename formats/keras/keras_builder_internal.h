@@ -8,6 +8,7 @@
 //   keras_layers_*.cc          the layers, one file per family
 //   keras_rnn.cc               SimpleRNN, LSTM, GRU, CuDNN*, RNN(cells), ConvLSTM and
 //                              Bidirectional as while loops
+//   keras_rnn_spec.{h,cc}      their configs and weights (cuDNN's layout converted)
 #ifndef GRAPHRT_FORMATS_KERAS_KERAS_BUILDER_INTERNAL_H_
 #define GRAPHRT_FORMATS_KERAS_KERAS_BUILDER_INTERNAL_H_
 
