@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -102,7 +103,25 @@ TEST(KerasRnnErrors, HostileConfigsNameTheLayer) {
             R"("layer": {"class_name": "LSTM", "config": {"units": 2}},
                "backward_layer": {"class_name": "Conv1D", "config": {"filters": 2}})"),
   };
+  // The weights fit (the file's layer 'rnn'), the batch size is absurd.
+  std::string huge =
+      model("[2000000000, 5, 3]", "GRU", R"("units": 4, "reset_after": true, "stateful": true)");
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {R"("name": "y", "config": {"name": "y")", R"("name": "rnn", "config": {"name": "rnn")"},
+           {R"(["y", 0, 0])", R"(["rnn", 0, 0])"}}) {
+    huge.replace(huge.find(from), from.size(), to);
+  }
   const std::string path = ::testing::TempDir() + "/keras_rnn_bad_config.json";
+  {
+    ASSERT_TRUE(WriteStringToFile(path, huge).ok());
+    KerasModelOptions options;
+    options.config_path = path;
+    StatusOr<KerasModel> m =
+        LoadKerasModel(RnnDir() + "/cudnn_gru_weights_in_gru_weights.h5", options);
+    ASSERT_FALSE(m.ok()) << huge;
+    EXPECT_NE(m.status().message().find("layer 'rnn': states of shape"), std::string::npos)
+        << m.status();
+  }
   for (const std::string& config : configs) {
     ASSERT_TRUE(WriteStringToFile(path, config).ok());
     KerasModelOptions options;

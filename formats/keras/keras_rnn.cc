@@ -18,6 +18,8 @@ using ::tensorflow::NodeDef;
 
 namespace {
 
+constexpr int64_t kMaxStateElements = int64_t{1} << 28;
+
 // A convolution of a ConvLSTM cell: NHWC Conv2D (with a height of 1 for 1-D) or NDHWC Conv3D.
 std::string ConvNd(Emitter& emit, const std::string& name, const std::string& x,
                    const std::string& w, int spatial, const std::vector<int64_t>& strides,
@@ -210,6 +212,15 @@ Status EmitRnn(Emitter& emit, const std::string& scope, const RnnSpec& spec, con
       if (*std::min_element(dims.begin(), dims.end()) < 0) {
         return InvalidArgument("layer '", layer, "': stateful recurrent layer without a fixed ",
                                "batch size and state shape");
+      }
+      // The batch size comes from the config alone: bound it before allocating the states.
+      int64_t elements = 1;
+      for (int64_t d : dims) {
+        if (d != 0 && elements > kMaxStateElements / d) {
+          return InvalidArgument("layer '", layer, "': states of shape ", ShapeString(dims),
+                                 " are too large");
+        }
+        elements *= d;
       }
       Tensor zeros(kFloat, TensorShape(dims));
       std::fill(zeros.data<float>(), zeros.data<float>() + zeros.NumElements(), 0.0f);
