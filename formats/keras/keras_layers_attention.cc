@@ -215,6 +215,9 @@ Status MultiHeadAttention(LayerCall& c, std::vector<Value>* out) {
     if (attn_axes.empty()) return InvalidArgument("unsupported attention_axes value []");
   }
   const Shape out_dims = ShapeFromConfig(cfg, "output_shape", {query.shape.back()});
+  if (out_dims.empty() || out_dims.size() > 8) {
+    return InvalidArgument("output_shape ", ShapeString(out_dims), ": 1 to 8 dimensions");
+  }
   for (int64_t d : out_dims) {
     if (d < 1 || d > kMaxDim) {
       return InvalidArgument("output_shape ", ShapeString(out_dims), ": each must be from 1 to ",
@@ -456,6 +459,10 @@ Status DenseAttention(LayerCall& c, std::vector<Value>* out) {
   const std::string score_mode = additive ? "additive" : Get<std::string>(cfg, "score_mode", "dot");
   if (score_mode != "dot" && score_mode != "concat" && score_mode != "additive") {
     return InvalidArgument("unsupported score_mode '", score_mode, "' (Keras has dot and concat)");
+  }
+  if (q.shape[2] >= 0 && k.shape[2] >= 0 && q.shape[2] != k.shape[2]) {
+    return InvalidArgument(c.class_name, " of a query ", ShapeString(q.shape), " and a key ",
+                           ShapeString(k.shape), " of different depths");
   }
   const bool use_scale = Get<bool>(cfg, "use_scale", additive);
   const bool causal = KwargBool(c, "use_causal_mask") || Get<bool>(cfg, "causal", false);
