@@ -8,7 +8,6 @@
 // use_bias.
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "formats/keras/keras_builder_internal.h"
 #include "runtime/core/attr_util.h"
@@ -73,7 +72,7 @@ std::string CausalMask(Emitter& emit, const std::string& p, const std::string& q
   return ge->name();
 }
 
-// "a" * b, where either may be empty (meaning: no mask).
+// Two float 0/1 masks and-ed (a product); an empty one is no mask.
 std::string AndMask(Emitter& emit, const std::string& name, const std::string& a,
                     const std::string& b) {
   if (a.empty()) return b;
