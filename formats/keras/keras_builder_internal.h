@@ -85,6 +85,8 @@ struct LayerCall {
   const Json* config = nullptr;
   std::vector<Value> inputs;
   const Json* kwargs = nullptr;  // call arguments from the inbound node (may be null)
+  // Call arguments that are tensors of the model ("value", "key", "attention_mask"), by name.
+  std::map<std::string, Value> tensor_kwargs;
   WeightCursor* weights = nullptr;
   Emitter* emit = nullptr;
   ModelWalker* walker = nullptr;  // for layers that call other layers (wrappers, nested models)
@@ -115,7 +117,8 @@ class ModelWalker {
   Status BuildModel(const Json& model, const std::string& scope, const std::vector<Value>* bound,
                     const WeightMap& weights, std::vector<Value>* outputs);
   Status CallLayer(const Json& layer, const std::string& scope, std::vector<Value> inputs,
-                   const Json* kwargs, WeightCursor* weights, std::vector<Value>* outputs);
+                   const Json* kwargs, WeightCursor* weights, std::vector<Value>* outputs,
+                   std::map<std::string, Value> tensor_kwargs = {});
 
  private:
   const KerasH5File& file_;
@@ -177,6 +180,18 @@ Status GlobalPooling(LayerCall& c, std::vector<Value>* out);
 // keras_layers_normalization.cc
 Status BatchNorm(LayerCall& c, std::vector<Value>* out);
 Status LayerNorm(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_normalization.cc (cont.)
+Status GroupNorm(LayerCall& c, std::vector<Value>* out);
+Status UnitNorm(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_attention.cc
+Status MultiHeadAttention(LayerCall& c, std::vector<Value>* out);
+Status EinsumDenseLayer(LayerCall& c, std::vector<Value>* out);
+Status DenseAttention(LayerCall& c, std::vector<Value>* out);
+// A bool [batch, time] mask as float 0/1, with `trailing` axes of size 1 appended.
+std::string MaskAsFloat(Emitter& emit, const std::string& name, const std::string& mask,
+                        int trailing);
 
 // keras_layers_merge.cc
 Status Merge(LayerCall& c, std::vector<Value>* out);

@@ -206,8 +206,9 @@ StatusOr<RnnSpec> ReadRnn(const std::string& class_name, const Json& cfg, const 
       }
       Shape in = input;
       spec.channels_first = format == "channels_first";
-      if (spec.channels_first && in.size() > 2)
-        std::rotate(in.begin() + 2, in.begin() + 3, in.end());
+      if (spec.channels_first && in.size() > 2) {
+        std::rotate(in.begin() + 2, in.begin() + 3, in.end());  // [b, t, spatial..., c]
+      }
       GRT_RETURN_IF_ERROR(ReadConvLstm(&cell, *c, in, weights, layer));
     } else {
       GRT_RETURN_IF_ERROR(ReadDenseWeights(&cell, input_dim, cudnn, weights, layer));
