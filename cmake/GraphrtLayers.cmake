@@ -60,7 +60,8 @@ graphrt_layer(graphrt_formats SOURCES ${formats_sources} DEPS graphrt_core
 
 graphrt_sources(runtime_sources runtime/graph/*.cc runtime/ops/*.cc runtime/devices/*.cc
                 runtime/kernels/*.cc runtime/kernels/common/*.cc runtime/kernels/cpu/*.cc
-                runtime/placement/*.cc runtime/exec/*.cc runtime/session/*.cc)
+                runtime/placement/*.cc runtime/optimize/*.cc runtime/exec/*.cc
+                runtime/session/*.cc)
 set(keras_session_sources ${PROJECT_SOURCE_DIR}/runtime/session/keras_model.cc)
 list(REMOVE_ITEM runtime_sources ${keras_session_sources})
 graphrt_layer(graphrt_runtime SOURCES ${runtime_sources} DEPS graphrt_formats

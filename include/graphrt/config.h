@@ -22,6 +22,20 @@ struct GPUOptions {
   double per_process_gpu_memory_fraction = 0;
 };
 
+// The graph optimizer's passes (runtime/optimize/), read from
+// ConfigProto.graph_options.rewrite_options with TensorFlow's field names: a Toggle of DEFAULT or
+// ON leaves a pass on, OFF turns it off; disable_meta_optimizer turns every pass off. The
+// environment variable GRAPHRT_OPTIMIZER=0 turns every pass off in every session (to run a test
+// suite with the optimizer off).
+struct GraphRewriteOptions {
+  bool model_pruning = true;     // !disable_model_pruning: Identity, NoOp, StopGradient, Snapshot
+  bool constant_folding = true;  // nodes of constants (and static shapes) become Const nodes
+  bool remapping = true;         // Conv2D/MatMul + BiasAdd + activation -> _Fused* ops
+  bool arithmetic_optimization = true;  // batch norm and constant Mul/Add folded into weights
+  // Accepted for TensorFlow's sake: graphrt's kernels take either layout, there is nothing to do.
+  bool layout_optimizer = true;
+};
+
 struct GRAPHRT_EXPORT SessionConfig {
   // "CPU" / "GPU" -> the most devices of that type to use. Absent: all there are (CPU: 1).
   std::map<std::string, int> device_count;
@@ -38,6 +52,7 @@ struct GRAPHRT_EXPORT SessionConfig {
   // variants) turned on. graphrt has no reduced-precision path: GPU nodes still compute in
   // float32, and the placement report says that it was asked for.
   bool reduced_precision_requested = false;
+  GraphRewriteOptions rewrite_options;
 
   // graphrt extensions (no ConfigProto field; FromProto leaves them at their defaults).
   // Which OpenCL devices become /device:GPU:N: "" (those of type GPU or ACCELERATOR), "all"

@@ -19,6 +19,7 @@
 #include "runtime/exec/function_library.h"
 #include "runtime/graph/subgraph.h"
 #include "runtime/kernels/resource_mgr.h"
+#include "runtime/optimize/graph_optimizer.h"
 #include "runtime/session/session.h"
 #include "runtime/session/session_devices.h"
 
@@ -223,7 +224,7 @@ class DirectSession : public Session {
 
   PlacementReport GetPlacementReport() override {
     std::lock_guard<std::mutex> lock(mu_);
-    PlacementReport report = report_;
+    PlacementReport report = WithRewrites(report_, rewrites_);
     if (functions_ != nullptr) {
       PlacementReport in_functions = functions_->Report();
       for (const PlacementDecision& d : in_functions.decisions()) report.Add(d);
@@ -280,6 +281,8 @@ class DirectSession : public Session {
     graph_def_ = graph;
     has_graph_ = true;
     plans_.clear();
+    rewrites_.clear();
+    rewrite_keys_.clear();
     // Function bodies run on the CPUs: their executors insert no host/device copies.
     std::vector<Device*> cpus;
     for (Device* d : devices) {
@@ -361,11 +364,43 @@ class DirectSession : public Session {
             PrecisionOn(*d, options_.config.reduced_precision_requested)});
       }
     }
+    GRT_RETURN_IF_ERROR(Optimize(graph.get(), plan.get(), &exec_options.devices));
     GRT_RETURN_IF_ERROR(InsertDeviceCopies(graph.get(), &exec_options.devices));
     exec_options.resources = &resources_;
     exec_options.functions = plan->functions.get();
     GRT_ASSIGN_OR_RETURN(plan->executor, Executor::Create(std::move(graph), exec_options));
     return std::shared_ptr<const Plan>(plan);
+  }
+
+  // Runs the graph optimizer on a plan's placed graph; its rewrites show in the plan's report
+  // and, from then on, in the session's.
+  Status Optimize(Graph* graph, Plan* plan, std::vector<Device*>* devices) {
+    const GraphRewriteOptions& r = options_.config.rewrite_options;
+    OptimizerOptions optimizer;
+    const bool off = OptimizerDisabledByEnvironment();
+    optimizer.model_pruning = r.model_pruning && !off;
+    optimizer.constant_folding = r.constant_folding && !off;
+    optimizer.arithmetic_optimization = r.arithmetic_optimization && !off;
+    optimizer.remapping = r.remapping && !off;
+    OptimizerContext context;
+    context.graph = graph;
+    context.devices = devices;
+    context.arg_shapes = plan->feed_shapes;
+    for (const auto& d : devices_) {
+      if (d->device_type() == kDeviceCpu) {
+        context.host = d.get();
+        break;
+      }
+    }
+    std::vector<RewriteRecord> records;
+    GRT_RETURN_IF_ERROR(OptimizeGraph(optimizer, &context, &records));
+    if (records.empty()) return Status::OK();
+    plan->report = WithRewrites(plan->report, records);
+    std::lock_guard<std::mutex> lock(mu_);
+    for (RewriteRecord& record : records) {
+      if (rewrite_keys_.insert(record.ToString()).second) rewrites_.push_back(std::move(record));
+    }
+    return Status::OK();
   }
 
   // The counters a traced Run reports: the process's program cache and memory, and the
@@ -473,6 +508,9 @@ class DirectSession : public Session {
   std::map<CallableHandle, Callable> callables_;
   CallableHandle next_callable_ = 1;
   PlacementReport report_;
+  // The optimizer's rewrites in the plans built so far (each once), for GetPlacementReport.
+  std::vector<RewriteRecord> rewrites_;
+  std::set<std::string> rewrite_keys_;
 };
 
 }  // namespace

@@ -22,6 +22,15 @@ SessionConfig SessionConfig::FromProto(const ::tensorflow::ConfigProto& proto) {
         rewrite.auto_mixed_precision_onednn_bfloat16(), rewrite.auto_mixed_precision_mkl()}) {
     if (toggle == ::tensorflow::RewriterConfig::ON) c.reduced_precision_requested = true;
   }
+  const bool all_off = rewrite.disable_meta_optimizer();
+  auto on = [all_off](::tensorflow::RewriterConfig::Toggle t) {
+    return !all_off && t != ::tensorflow::RewriterConfig::OFF;
+  };
+  c.rewrite_options.model_pruning = !all_off && !rewrite.disable_model_pruning();
+  c.rewrite_options.constant_folding = on(rewrite.constant_folding());
+  c.rewrite_options.remapping = on(rewrite.remapping());
+  c.rewrite_options.arithmetic_optimization = on(rewrite.arithmetic_optimization());
+  c.rewrite_options.layout_optimizer = on(rewrite.layout_optimizer());
   return c;
 }
 
@@ -54,6 +63,24 @@ StatusOr<SessionConfig> SessionConfig::FromBinary(const std::string& bytes) {
   if (reduced_precision_requested) {
     proto.mutable_graph_options()->mutable_rewrite_options()->set_auto_mixed_precision(
         ::tensorflow::RewriterConfig::ON);
+  }
+  // Only passes turned off are written, so that a default config gives an empty ConfigProto.
+  const GraphRewriteOptions& r = rewrite_options;
+  const GraphRewriteOptions defaults;
+  if (r.model_pruning != defaults.model_pruning ||
+      r.constant_folding != defaults.constant_folding || r.remapping != defaults.remapping ||
+      r.arithmetic_optimization != defaults.arithmetic_optimization ||
+      r.layout_optimizer != defaults.layout_optimizer) {
+    ::tensorflow::RewriterConfig* rewrite =
+        proto.mutable_graph_options()->mutable_rewrite_options();
+    auto toggle = [](bool on) {
+      return on ? ::tensorflow::RewriterConfig::DEFAULT : ::tensorflow::RewriterConfig::OFF;
+    };
+    rewrite->set_disable_model_pruning(!r.model_pruning);
+    rewrite->set_constant_folding(toggle(r.constant_folding));
+    rewrite->set_remapping(toggle(r.remapping));
+    rewrite->set_arithmetic_optimization(toggle(r.arithmetic_optimization));
+    rewrite->set_layout_optimizer(toggle(r.layout_optimizer));
   }
   return proto;
 }

@@ -21,6 +21,7 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/kernels/cpu/fused_epilogue.h"
 #include "runtime/kernels/cpu/gemm.h"
 #include "runtime/kernels/cpu/nn_util.h"
 #include "runtime/kernels/kernel_registry.h"
@@ -683,6 +684,39 @@ class DepthwiseConv2dNativeOp : public OpKernel {
   ConvAttrs attrs_;
 };
 
+// _FusedConv2D and _FusedDepthwiseConv2dNative (NHWC): the convolution, then the epilogue over
+// its output while it is still in cache.
+template <typename Conv>
+class FusedConvOp : public Conv {
+ public:
+  explicit FusedConvOp(OpKernelConstruction* ctx) : Conv(ctx) {
+    GRT_CONSTRUCT_OK(ctx, epilogue_.Parse(*ctx));
+    std::string format;
+    GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("data_format", &format));
+    if (format != "NHWC") {
+      ctx->SetStatus(Unimplemented("graphrt's fused convolutions take NHWC, got ", format));
+    }
+  }
+
+  Status Compute(OpKernelContext* ctx) override {
+    GRT_RETURN_IF_ERROR(Conv::Compute(ctx));
+    Tensor& out = ctx->outputs()[kOutput].tensor;
+    const Tensor& bias = ctx->input(2);
+    const int64_t channels = out.dims() == 4 ? out.dim_size(3) : 0;
+    if (bias.dims() != 1 || bias.dim_size(0) != channels) {
+      return InvalidArgument("bias must be a vector of the output's ", channels,
+                             " channels, got ", bias.shape().DebugString());
+    }
+    if (out.NumElements() == 0) return Status::OK();
+    epilogue_.Apply<float>(ctx, bias.data<float>(), out.NumElements() / channels, channels,
+                           out.data<float>());
+    return Status::OK();
+  }
+
+ private:
+  FusedEpilogue epilogue_;
+};
+
 template <typename T>
 void RegisterConv2D(KernelRegistry* r) {
   r->Register(KernelDefBuilder("Conv2D").Device(kDeviceCpu).TypeConstraint<T>("T"),
@@ -709,6 +743,13 @@ void RegisterConvKernels(KernelRegistry* r) {
   RegisterDepthwise<double>(r);
   RegisterDepthwise<half>(r);
   RegisterDepthwise<bfloat16>(r);
+  // The optimizer's fusions (runtime/optimize/remapper.cc), float only.
+  r->Register(KernelDefBuilder("_FusedConv2D").Device(kDeviceCpu).TypeConstraint<float>("T"),
+              MakeFactory<FusedConvOp<Conv2DOp<float>>>());
+  r->Register(KernelDefBuilder("_FusedDepthwiseConv2dNative")
+                  .Device(kDeviceCpu)
+                  .TypeConstraint<float>("T"),
+              MakeFactory<FusedConvOp<DepthwiseConv2dNativeOp<float>>>());
 }
 
 }  // namespace graphrt

@@ -11,6 +11,7 @@
 #include <complex>
 #include <vector>
 
+#include "runtime/kernels/cpu/fused_epilogue.h"
 #include "runtime/kernels/cpu/gemm.h"
 #include "runtime/kernels/cpu/nn_util.h"
 #include "runtime/kernels/kernel_registry.h"
@@ -223,6 +224,31 @@ class MatMulKernel : public MatMulOp<Tx, Ty, Tout> {
   explicit MatMulKernel(OpKernelConstruction* ctx) : MatMulOp<Tx, Ty, Tout>(ctx, kRule) {}
 };
 
+// _FusedMatMul: the product, then the epilogue over its rows while they are still in cache.
+class FusedMatMulOp : public MatMulOp<float, float, float> {
+ public:
+  explicit FusedMatMulOp(OpKernelConstruction* ctx) : MatMulOp(ctx, BatchRule::kNone) {
+    GRT_CONSTRUCT_OK(ctx, epilogue_.Parse(*ctx));
+  }
+
+  Status Compute(OpKernelContext* ctx) override {
+    GRT_RETURN_IF_ERROR(MatMulOp::Compute(ctx));
+    Tensor& out = ctx->outputs()[kOutput].tensor;
+    const Tensor& bias = ctx->input(2);
+    const int64_t channels = out.dim_size(1);
+    if (bias.dims() != 1 || bias.dim_size(0) != channels) {
+      return InvalidArgument("bias must be a vector of the product's ", channels,
+                             " columns, got ", bias.shape().DebugString());
+    }
+    if (out.NumElements() == 0) return Status::OK();
+    epilogue_.Apply<float>(ctx, bias.data<float>(), out.dim_size(0), channels, out.data<float>());
+    return Status::OK();
+  }
+
+ private:
+  FusedEpilogue epilogue_;
+};
+
 // DataTypeToEnum<T>::value, complex64 and complex128 included.
 template <typename T>
 DataType DtypeOf() {
@@ -277,6 +303,9 @@ void RegisterMatMulKernels(KernelRegistry* r) {
   // here, which TF lacks on CPU), 8-bit inputs with an int32 result, and bfloat16 with an 8-bit
   // operand.
   RegisterSameType<float>(r, true, true, true);
+  // The optimizer's fusion (runtime/optimize/remapper.cc), float only.
+  r->Register(KernelDefBuilder("_FusedMatMul").Device(kDeviceCpu).TypeConstraint<float>("T"),
+              MakeFactory<FusedMatMulOp>());
   RegisterSameType<double>(r, true, true, true);
   RegisterSameType<half>(r, true, true, true);
   RegisterSameType<bfloat16>(r, true, true, true);

@@ -1,0 +1,116 @@
+// The epilogue of TensorFlow's fused ops (_FusedConv2D, _FusedDepthwiseConv2dNative,
+// _FusedMatMul) as graphrt's optimizer makes them: `fused_ops` is "BiasAdd" followed by at most
+// one activation, applied to the product's output seen as [rows, channels] (NHWC or a matrix).
+//
+// The activations compute as graphrt's own kernels do: Relu and Relu6 pass NaN on, Elu is
+// exp(x) - 1 below zero, LeakyRelu is x * alpha where x <= 0, and "_MklSwish" (TensorFlow's
+// name for x * sigmoid(x)) multiplies by the logistic function.
+#ifndef GRAPHRT_RUNTIME_KERNELS_CPU_FUSED_EPILOGUE_H_
+#define GRAPHRT_RUNTIME_KERNELS_CPU_FUSED_EPILOGUE_H_
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "runtime/core/str_util.h"
+#include "runtime/kernels/op_kernel.h"
+
+namespace graphrt {
+
+class FusedEpilogue {
+ public:
+  enum class Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kSwish };
+
+  // Reads fused_ops, num_args and leakyrelu_alpha; errors name what graphrt cannot fuse.
+  Status Parse(const OpKernelConstruction& ctx) {
+    std::vector<std::string> ops;
+    GRT_RETURN_IF_ERROR(ctx.GetAttr("fused_ops", &ops));
+    int64_t num_args = 0;
+    GRT_RETURN_IF_ERROR(ctx.GetAttr("num_args", &num_args));
+    GRT_RETURN_IF_ERROR(GetNodeAttrOr(ctx.def(), "leakyrelu_alpha", &alpha_));
+    if (ops.empty() || ops[0] != "BiasAdd" || num_args != 1 || ops.size() > 2) {
+      return Unimplemented("graphrt fuses BiasAdd and one activation (num_args 1), got fused_ops [",
+                           StrJoin(ops, ", "), "] with num_args ", num_args);
+    }
+    if (ops.size() == 2) {
+      const std::string& a = ops[1];
+      if (a == "Relu") {
+        activation_ = Activation::kRelu;
+      } else if (a == "Relu6") {
+        activation_ = Activation::kRelu6;
+      } else if (a == "Elu") {
+        activation_ = Activation::kElu;
+      } else if (a == "LeakyRelu") {
+        activation_ = Activation::kLeakyRelu;
+      } else if (a == "Sigmoid") {
+        activation_ = Activation::kSigmoid;
+      } else if (a == "Tanh") {
+        activation_ = Activation::kTanh;
+      } else if (a == "_MklSwish") {
+        activation_ = Activation::kSwish;
+      } else {
+        return Unimplemented("graphrt cannot fuse the activation ", a);
+      }
+    }
+    return Status::OK();
+  }
+
+  // out[r, c] = activation(out[r, c] + bias[c]). REQUIRES: bias has `channels` elements.
+  template <typename T>
+  void Apply(const OpKernelContext* ctx, const T* bias, int64_t rows, int64_t channels,
+             T* out) const {
+    const int64_t rows_per_block = std::max<int64_t>(1, 16384 / std::max<int64_t>(channels, 1));
+    const int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+    ctx->ParallelFor(blocks, rows_per_block * channels * 8, [&](int64_t first, int64_t last) {
+      for (int64_t b = first; b < last; ++b) {
+        const int64_t r1 = std::min(rows, (b + 1) * rows_per_block);
+        for (int64_t r = b * rows_per_block; r < r1; ++r)
+          ApplyRow(bias, channels, out + r * channels);
+      }
+    });
+  }
+
+ private:
+  template <typename T>
+  void ApplyRow(const T* bias, int64_t channels, T* row) const {
+    for (int64_t c = 0; c < channels; ++c) row[c] += bias[c];
+    switch (activation_) {
+      case Activation::kNone:
+        return;
+      case Activation::kRelu:
+        for (int64_t c = 0; c < channels; ++c) row[c] = row[c] < T(0) ? T(0) : row[c];
+        return;
+      case Activation::kRelu6:
+        for (int64_t c = 0; c < channels; ++c) {
+          row[c] = row[c] < T(0) ? T(0) : (row[c] > T(6) ? T(6) : row[c]);
+        }
+        return;
+      case Activation::kElu:
+        for (int64_t c = 0; c < channels; ++c)
+          row[c] = row[c] < T(0) ? T(std::exp(row[c]) - T(1)) : row[c];
+        return;
+      case Activation::kLeakyRelu:
+        for (int64_t c = 0; c < channels; ++c) {
+          row[c] = row[c] > T(0) ? row[c] : T(row[c] * static_cast<T>(alpha_));
+        }
+        return;
+      case Activation::kSigmoid:
+        for (int64_t c = 0; c < channels; ++c) row[c] = T(1) / (T(1) + std::exp(-row[c]));
+        return;
+      case Activation::kTanh:
+        for (int64_t c = 0; c < channels; ++c) row[c] = std::tanh(row[c]);
+        return;
+      case Activation::kSwish:
+        for (int64_t c = 0; c < channels; ++c) row[c] = row[c] / (T(1) + std::exp(-row[c]));
+        return;
+    }
+  }
+
+  Activation activation_ = Activation::kNone;
+  float alpha_ = 0.2f;
+};
+
+}  // namespace graphrt
+
+#endif  // GRAPHRT_RUNTIME_KERNELS_CPU_FUSED_EPILOGUE_H_

@@ -1,0 +1,233 @@
+#include "runtime/optimize/graph_optimizer.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <set>
+
+#include "runtime/core/attr_util.h"
+#include "runtime/core/str_util.h"
+#include "runtime/optimize/optimizer_util.h"
+
+namespace graphrt {
+
+std::string RewriteRecord::ToString() const {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < replaced.size(); ++i) {
+    parts.push_back(StrCat(replaced[i], " (", i < replaced_ops.size() ? replaced_ops[i] : "", ")"));
+  }
+  if (op.empty()) return StrCat(pass, ": removed ", StrJoin(parts, ", "));
+  return StrCat(pass, ": ", node, " (", op, ") replaces ", StrJoin(parts, ", "));
+}
+
+PlacementReport WithRewrites(const PlacementReport& report,
+                             const std::vector<RewriteRecord>& records) {
+  std::map<std::string, std::vector<std::string>> notes;
+  std::map<std::string, std::string> new_ops;
+  std::vector<const RewriteRecord*> made;  // records whose node may be new
+  for (const RewriteRecord& r : records) {
+    if (r.op.empty()) {
+      for (const std::string& name : r.replaced) notes[name].push_back(r.ToString());
+      continue;
+    }
+    notes[r.node].push_back(r.ToString());
+    new_ops[r.node] = r.op;
+    made.push_back(&r);
+    for (const std::string& name : r.replaced) {
+      if (name != r.node) {
+        notes[name].push_back(StrCat(r.pass, ": folded into ", r.node, " (", r.op, ")"));
+      }
+    }
+  }
+  PlacementReport out;
+  std::set<std::string> seen;
+  for (PlacementDecision d : report.decisions()) {
+    seen.insert(d.node);
+    auto n = notes.find(d.node);
+    if (n != notes.end()) d.reason = StrCat(d.reason, "; ", StrJoin(n->second, "; "));
+    auto o = new_ops.find(d.node);
+    if (o != new_ops.end()) d.op = o->second;
+    out.Add(std::move(d));
+  }
+  // Nodes with new names (a second output of a folded node) sit where the first node they
+  // replaced sits.
+  for (const RewriteRecord* r : made) {
+    if (!seen.insert(r->node).second) continue;
+    PlacementDecision d{r->node, r->op, "", "", StrJoin(notes[r->node], "; "), ""};
+    for (const std::string& name : r->replaced) {
+      if (const PlacementDecision* from = report.Find(name)) {
+        d.assigned = from->assigned;
+        d.precision = from->precision;
+        break;
+      }
+    }
+    out.Add(std::move(d));
+  }
+  return out;
+}
+
+bool OptimizerDisabledByEnvironment() {
+  const char* value = std::getenv("GRAPHRT_OPTIMIZER");
+  return value != nullptr && std::strcmp(value, "0") == 0;
+}
+
+Status OptimizeGraph(const OptimizerOptions& options, OptimizerContext* context,
+                     std::vector<RewriteRecord>* records) {
+  if (options.model_pruning) GRT_RETURN_IF_ERROR(optimize::PruneIdentities(context, records));
+  if (options.constant_folding) {
+    GRT_RETURN_IF_ERROR(optimize::FoldConstants(options, context, records));
+  }
+  if (options.arithmetic_optimization) {
+    GRT_RETURN_IF_ERROR(optimize::FoldIntoWeights(context, records));
+  }
+  if (options.remapping) GRT_RETURN_IF_ERROR(optimize::Remap(context, records));
+  return Status::OK();
+}
+
+namespace optimize {
+
+std::string Describe(const Node* node) { return StrCat(node->name(), " (", node->op(), ")"); }
+
+std::vector<Edge*> DataOutEdges(const Node* node, int output) {
+  std::vector<Edge*> out;
+  for (Edge* e : node->out_edges()) {
+    if (!e->IsControl() && e->src_output == output) out.push_back(e);
+  }
+  return out;
+}
+
+bool HasControlOutEdges(const Node* node) {
+  for (const Edge* e : node->out_edges()) {
+    if (e->IsControl()) return true;
+  }
+  return false;
+}
+
+bool HasControlInEdges(const Node* node) {
+  for (const Edge* e : node->in_edges()) {
+    if (e->IsControl()) return true;
+  }
+  return false;
+}
+
+bool IsFetched(const Node* node) {
+  for (const Edge* e : node->out_edges()) {
+    if (e->dst->IsRetval()) return true;
+  }
+  return false;
+}
+
+Node* SoleConsumer(const Node* node) {
+  if (node->out_edges().size() != 1) return nullptr;
+  const Edge* e = node->out_edges()[0];
+  if (e->IsControl() || e->src_output != 0 || e->dst->IsRetval()) return nullptr;
+  return e->dst;
+}
+
+Node* InputNode(const Node* node, int i) {
+  const Edge* e = node->input_edge(i);
+  return e == nullptr ? nullptr : e->src;
+}
+
+bool IsConst(const Node* node, Tensor* value) {
+  if (node == nullptr || node->op() != "Const") return false;
+  if (value == nullptr) return true;
+  return GetNodeAttr(node->def(), "value", value).ok() && value->IsInitialized() &&
+         !value->in_device_memory();
+}
+
+bool IsControlFlow(const Node* node) {
+  return node->IsSwitch() || node->IsMerge() || node->IsEnter() || node->IsExit() ||
+         node->IsNextIteration() || node->IsLoopCond() || node->IsControlTrigger();
+}
+
+std::vector<Node*> TopologicalOrder(const Graph& graph) {
+  std::vector<int> pending(static_cast<size_t>(graph.num_node_ids()), 0);
+  std::deque<Node*> ready;
+  for (Node* n : graph.nodes()) {
+    pending[n->id()] = static_cast<int>(n->in_edges().size());
+    if (pending[n->id()] == 0) ready.push_back(n);
+  }
+  std::vector<Node*> order;
+  while (!ready.empty()) {
+    Node* n = ready.front();
+    ready.pop_front();
+    order.push_back(n);
+    for (const Edge* e : n->out_edges()) {
+      if (--pending[e->dst->id()] == 0) ready.push_back(e->dst);
+    }
+  }
+  return order;
+}
+
+StatusOr<Node*> AddNodeOnDevice(OptimizerContext* ctx, ::tensorflow::NodeDef def, Device* device) {
+  GRT_ASSIGN_OR_RETURN(Node * node, ctx->graph->AddNode(std::move(def)));
+  if (ctx->devices->size() <= static_cast<size_t>(node->id())) {
+    ctx->devices->resize(static_cast<size_t>(node->id()) + 1, nullptr);
+  }
+  (*ctx->devices)[node->id()] = device;
+  if (device != nullptr) node->set_assigned_device(device->name());
+  return node;
+}
+
+StatusOr<Node*> AddConst(OptimizerContext* ctx, const std::string& name, const Tensor& value,
+                         Device* device) {
+  ::tensorflow::NodeDef def;
+  def.set_name(name);
+  def.set_op("Const");
+  SetNodeAttr(&def, "dtype", value.dtype());
+  SetNodeAttr(&def, "value", value);
+  return AddNodeOnDevice(ctx, std::move(def), device);
+}
+
+void MoveDataOutEdges(Graph* graph, Node* from, int from_output, Node* to, int to_output) {
+  for (Edge* e : DataOutEdges(from, from_output)) {
+    Node* dst = e->dst;
+    const int slot = e->dst_input;
+    graph->RemoveEdge(e);
+    graph->AddEdge(to, to_output, dst, slot);
+  }
+}
+
+void CopyControlInputs(Graph* graph, const Node* from, Node* to) {
+  std::vector<Node*> sources;
+  for (const Edge* e : from->in_edges()) {
+    if (e->IsControl()) sources.push_back(e->src);
+  }
+  for (Node* src : sources) {
+    bool present = false;
+    for (const Edge* e : to->in_edges()) {
+      if (e->IsControl() && e->src == src) present = true;
+    }
+    if (!present && src != to) graph->AddControlEdge(src, to);
+  }
+}
+
+void MoveControlOutEdges(Graph* graph, Node* from, Node* to) {
+  std::vector<Edge*> edges;
+  for (Edge* e : from->out_edges()) {
+    if (e->IsControl()) edges.push_back(e);
+  }
+  for (Edge* e : edges) {
+    Node* dst = e->dst;
+    graph->RemoveEdge(e);
+    bool present = false;
+    for (const Edge* in : dst->in_edges()) {
+      if (in->IsControl() && in->src == to) present = true;
+    }
+    if (!present && dst != to) graph->AddControlEdge(to, dst);
+  }
+}
+
+void RemoveNodeAndDeadConsts(Graph* graph, Node* node) {
+  std::set<Node*> inputs;
+  for (const Edge* e : node->in_edges()) inputs.insert(e->src);
+  graph->RemoveNode(node);
+  for (Node* in : inputs) {
+    if (IsConst(in) && in->out_edges().empty()) graph->RemoveNode(in);
+  }
+}
+
+}  // namespace optimize
+}  // namespace graphrt

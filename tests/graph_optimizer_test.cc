@@ -1,0 +1,299 @@
+// The graph optimizer (runtime/optimize/) through a Session: each pass fires on a graph made for
+// it (the placement report names the node it made and the nodes it replaced), gives the values
+// the unoptimized graph gives, leaves fetched tensors alone, and turns off through
+// ConfigProto.graph_options.rewrite_options or GRAPHRT_OPTIMIZER=0.
+#include <gtest/gtest.h>
+#include <google/protobuf/text_format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+#include "runtime/session/session.h"
+#include "tests/fixture_util.h"
+
+namespace graphrt {
+namespace {
+
+std::string FloatConst(const std::string& name, const std::vector<int64_t>& dims,
+                       const std::vector<float>& values) {
+  std::string shape, vals;
+  for (int64_t d : dims) shape += StrCat(" dim { size: ", d, " }");
+  for (float v : values) vals += StrCat(" float_val: ", v);
+  return StrCat("node { name: '", name,
+                "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } "
+                "attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape {",
+                shape, " }", vals, " } } } }\n");
+}
+
+std::string Placeholder(const std::string& name, const std::vector<int64_t>& dims) {
+  std::string shape;
+  for (int64_t d : dims) shape += StrCat(" dim { size: ", d, " }");
+  return StrCat("node { name: '", name,
+                "' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
+                "attr { key: 'shape' value { shape {",
+                shape, " } } } }\n");
+}
+
+// A node of float op `op` reading `inputs`, with extra attrs (text) `attrs`.
+std::string Op(const std::string& name, const std::string& op,
+               const std::vector<std::string>& inputs, const std::string& attrs = "") {
+  std::string in;
+  for (const std::string& i : inputs) in += StrCat(" input: '", i, "'");
+  return StrCat("node { name: '", name, "' op: '", op, "'", in,
+                " attr { key: 'T' value { type: DT_FLOAT } } ", attrs, " }\n");
+}
+
+std::vector<float> Random(int64_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+constexpr char kConvAttrs[] =
+    "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
+    "attr { key: 'padding' value { s: 'SAME' } }";
+
+SessionConfig Off(void (*set)(GraphRewriteOptions*)) {
+  SessionConfig config;
+  set(&config.rewrite_options);
+  return config;
+}
+
+struct RunResult {
+  std::vector<Tensor> outputs;
+  PlacementReport report;
+};
+
+RunResult RunGraph(const std::string& text,
+                   const std::vector<std::pair<std::string, Tensor>>& feeds,
+                   const std::vector<std::string>& fetches, const SessionConfig& config) {
+  GraphDef graph;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &graph)) << text;
+  SessionOptions options;
+  options.config = config;
+  std::unique_ptr<Session> session;
+  EXPECT_TRUE(NewSession(options, &session).ok());
+  Status s = session->Create(graph);
+  EXPECT_TRUE(s.ok()) << s;
+  RunResult result;
+  s = session->Run(feeds, fetches, {}, &result.outputs);
+  EXPECT_TRUE(s.ok()) << s;
+  result.report = session->GetPlacementReport();
+  return result;
+}
+
+// The report's decision for `node`, or an empty one.
+PlacementDecision DecisionOf(const PlacementReport& report, const std::string& node) {
+  const PlacementDecision* d = report.Find(node);
+  return d == nullptr ? PlacementDecision() : *d;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+void ExpectNear(const Tensor& a, const Tensor& b, float rel) {
+  ASSERT_EQ(a.shape(), b.shape());
+  for (int64_t i = 0; i < a.NumElements(); ++i) {
+    const float x = a.data<float>()[i], y = b.data<float>()[i];
+    EXPECT_NEAR(x, y, rel * std::max(1.0f, std::fabs(y))) << "element " << i;
+  }
+}
+
+Tensor RandomTensor(const std::vector<int64_t>& dims, uint32_t seed) {
+  TensorShape shape(dims);
+  return Tensor::Vector<float>(Random(shape.num_elements(), seed)).Reshaped(shape);
+}
+
+TEST(GraphOptimizer, PruningRemovesIdentitiesAndKeepsFetchedOnes) {
+  const std::string graph = Placeholder("x", {2}) + Op("id", "Identity", {"x"}) +
+                            Op("stop", "StopGradient", {"id"}) + Op("y", "Neg", {"stop"}) +
+                            Op("kept", "Identity", {"y"});
+  Tensor x = Tensor::Vector<float>({1, -2});
+  RunResult on = RunGraph(graph, {{"x", x}}, {"kept"}, SessionConfig());
+  EXPECT_EQ(on.outputs[0].data<float>()[1], 2.0f);
+  EXPECT_TRUE(Contains(DecisionOf(on.report, "id").reason, "model_pruning: removed id (Identity)"))
+      << DecisionOf(on.report, "id").reason;
+  EXPECT_TRUE(Contains(DecisionOf(on.report, "stop").reason, "removed stop (StopGradient)"));
+  // The fetched Identity stays.
+  EXPECT_FALSE(Contains(DecisionOf(on.report, "kept").reason, "removed"));
+
+  RunResult off = RunGraph(graph, {{"x", x}}, {"kept"},
+                           Off([](GraphRewriteOptions* r) { r->model_pruning = false; }));
+  EXPECT_EQ(off.outputs[0].data<float>()[1], 2.0f);
+  EXPECT_FALSE(Contains(DecisionOf(off.report, "id").reason, "model_pruning"));
+}
+
+TEST(GraphOptimizer, ConstantFoldingFoldsConstantsAndStaticShapes) {
+  const std::string graph =
+      Placeholder("x", {2, 3}) + FloatConst("a", {3}, {1, 2, 3}) + FloatConst("b", {3}, {4, 5, 6}) +
+      Op("sum", "AddV2", {"a", "b"}) + Op("y", "Mul", {"x", "sum"}) +
+      "node { name: 'shape' op: 'Shape' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'out_type' value { type: DT_INT32 } } }\n"
+      "node { name: 'z' op: 'Reshape' input: 'y' input: 'shape' "
+      "attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'Tshape' value { type: DT_INT32 } } "
+      "}\n";
+  Tensor x = Tensor::Vector<float>({1, 1, 1, 2, 2, 2}).Reshaped(TensorShape({2, 3}));
+  RunResult on = RunGraph(graph, {{"x", x}}, {"z"}, SessionConfig());
+  const std::vector<float> expected = {5, 7, 9, 10, 14, 18};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(on.outputs[0].data<float>()[i], expected[i]);
+  PlacementDecision sum = DecisionOf(on.report, "sum");
+  EXPECT_EQ(sum.op, "Const");
+  EXPECT_TRUE(Contains(sum.reason, "constant_folding: sum (Const) replaces sum (AddV2)"))
+      << sum.reason;
+  EXPECT_EQ(DecisionOf(on.report, "shape").op, "Const");
+
+  RunResult off = RunGraph(graph, {{"x", x}}, {"z"},
+                           Off([](GraphRewriteOptions* r) { r->constant_folding = false; }));
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(off.outputs[0].data<float>()[i], expected[i]);
+  EXPECT_EQ(DecisionOf(off.report, "sum").op, "AddV2");
+  EXPECT_EQ(DecisionOf(off.report, "shape").op, "Shape");
+}
+
+// A pattern's result with the optimizer on and off, and the on run's report.
+struct Compared {
+  RunResult on, off;
+};
+Compared RunBothWays(const std::string& graph, const Tensor& x, const std::string& fetch) {
+  SessionConfig off;
+  off.rewrite_options.remapping = false;
+  Compared c{RunGraph(graph, {{"x", x}}, {fetch}, SessionConfig()),
+             RunGraph(graph, {{"x", x}}, {fetch}, off)};
+  if (!c.on.outputs.empty() && !c.off.outputs.empty()) {
+    ExpectNear(c.on.outputs[0], c.off.outputs[0], 1e-5f);
+  }
+  return c;
+}
+
+TEST(GraphOptimizer, RemappingFusesConvBiasAndEachActivation) {
+  for (const char* act : {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh"}) {
+    SCOPED_TRACE(act);
+    const std::string graph = Placeholder("x", {2, 5, 5, 3}) +
+                              FloatConst("w", {3, 3, 3, 4}, Random(108, 1)) +
+                              FloatConst("b", {4}, {0.5f, -0.5f, 0.25f, 1}) +
+                              Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
+                              Op("bias", "BiasAdd", {"conv", "b"}) + Op("out", act, {"bias"});
+    Compared c = RunBothWays(graph, RandomTensor({2, 5, 5, 3}, 2), "out");
+    PlacementDecision out = DecisionOf(c.on.report, "out");
+    EXPECT_EQ(out.op, "_FusedConv2D");
+    EXPECT_TRUE(Contains(out.reason, StrCat("remapping: out (_FusedConv2D) replaces conv (Conv2D), "
+                                            "bias (BiasAdd), out (",
+                                            act, ")")))
+        << out.reason;
+    EXPECT_TRUE(Contains(DecisionOf(c.on.report, "conv").reason, "folded into out (_FusedConv2D)"));
+    EXPECT_EQ(DecisionOf(c.off.report, "out").op, act);
+  }
+}
+
+TEST(GraphOptimizer, RemappingFusesMatMulAndDepthwiseAndSwish) {
+  // MatMul + Add of a 1-D Const + swish.
+  std::string graph = Placeholder("x", {3, 4}) + FloatConst("w", {4, 5}, Random(20, 3)) +
+                      FloatConst("b", {5}, Random(5, 4)) + Op("mm", "MatMul", {"x", "w"}) +
+                      Op("add", "AddV2", {"mm", "b"}) + Op("sig", "Sigmoid", {"add"}) +
+                      Op("swish", "Mul", {"add", "sig"});
+  Compared c = RunBothWays(graph, RandomTensor({3, 4}, 5), "swish");
+  EXPECT_EQ(DecisionOf(c.on.report, "swish").op, "_FusedMatMul");
+  EXPECT_TRUE(Contains(DecisionOf(c.on.report, "swish").reason,
+                       "mm (MatMul), add (AddV2), sig (Sigmoid), swish (Mul)"));
+  // Depthwise + BiasAdd + Relu6.
+  graph = Placeholder("x", {1, 6, 6, 2}) + FloatConst("w", {3, 3, 2, 2}, Random(36, 6)) +
+          FloatConst("b", {4}, Random(4, 7)) +
+          Op("dw", "DepthwiseConv2dNative", {"x", "w"}, kConvAttrs) +
+          Op("bias", "BiasAdd", {"dw", "b"}) + Op("out", "Relu6", {"bias"});
+  c = RunBothWays(graph, RandomTensor({1, 6, 6, 2}, 8), "out");
+  EXPECT_EQ(DecisionOf(c.on.report, "out").op, "_FusedDepthwiseConv2dNative");
+}
+
+TEST(GraphOptimizer, RemappingLeavesFetchedIntermediatesAlone) {
+  const std::string graph =
+      Placeholder("x", {1, 4, 4, 2}) + FloatConst("w", {1, 1, 2, 3}, Random(6, 9)) +
+      FloatConst("b", {3}, {1, 2, 3}) + Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
+      Op("bias", "BiasAdd", {"conv", "b"}) + Op("out", "Relu", {"bias"});
+  RunResult r =
+      RunGraph(graph, {{"x", RandomTensor({1, 4, 4, 2}, 10)}}, {"out", "bias"}, SessionConfig());
+  ASSERT_EQ(r.outputs.size(), 2u);
+  // bias is fetched: conv + bias may fuse (bias is their last node), the Relu may not.
+  EXPECT_EQ(DecisionOf(r.report, "out").op, "Relu");
+  for (int64_t i = 0; i < r.outputs[0].NumElements(); ++i) {
+    EXPECT_EQ(r.outputs[0].data<float>()[i], std::max(0.0f, r.outputs[1].data<float>()[i]));
+  }
+}
+
+TEST(GraphOptimizer, BatchNormAndConstantMulFoldIntoWeights) {
+  const std::string bn_attrs =
+      "attr { key: 'is_training' value { b: false } } "
+      "attr { key: 'epsilon' value { f: 0.001 } } attr { key: 'U' value { type: DT_FLOAT } }";
+  const std::string graph =
+      Placeholder("x", {2, 5, 5, 3}) + FloatConst("w", {3, 3, 3, 4}, Random(108, 11)) +
+      FloatConst("scale", {4}, {0.5f, 1.5f, 2, 0.75f}) +
+      FloatConst("offset", {4}, {0.1f, -0.2f, 0.3f, 0}) +
+      FloatConst("mean", {4}, {0.05f, -0.1f, 0.2f, 0.4f}) +
+      FloatConst("var", {4}, {1, 0.5f, 2, 0.25f}) + Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
+      Op("bn", "FusedBatchNormV3", {"conv", "scale", "offset", "mean", "var"}, bn_attrs) +
+      Op("out", "Relu", {"bn"});
+  SessionConfig off;
+  off.rewrite_options.arithmetic_optimization = false;
+  off.rewrite_options.remapping = false;
+  Tensor x = RandomTensor({2, 5, 5, 3}, 12);
+  RunResult on = RunGraph(graph, {{"x", x}}, {"out"}, SessionConfig());
+  RunResult plain = RunGraph(graph, {{"x", x}}, {"out"}, off);
+  ExpectNear(on.outputs[0], plain.outputs[0], 1e-5f);
+  EXPECT_TRUE(Contains(DecisionOf(on.report, "bn").reason,
+                       "arithmetic_optimization: bn (BiasAdd) replaces conv (Conv2D), bn "
+                       "(FusedBatchNormV3)"))
+      << DecisionOf(on.report, "bn").reason;
+  EXPECT_EQ(DecisionOf(on.report, "out").op, "_FusedConv2D");
+  EXPECT_EQ(DecisionOf(plain.report, "bn").op, "FusedBatchNormV3");
+
+  const std::string mul_graph = Placeholder("x", {3, 4}) + FloatConst("w", {4, 2}, Random(8, 13)) +
+                                FloatConst("k", {2}, {2, -0.5f}) + Op("mm", "MatMul", {"x", "w"}) +
+                                Op("scaled", "Mul", {"mm", "k"}) + Op("out", "Neg", {"scaled"});
+  Tensor m = RandomTensor({3, 4}, 14);
+  on = RunGraph(mul_graph, {{"x", m}}, {"out"}, SessionConfig());
+  plain = RunGraph(mul_graph, {{"x", m}}, {"out"}, off);
+  ExpectNear(on.outputs[0], plain.outputs[0], 1e-6f);
+  EXPECT_TRUE(Contains(DecisionOf(on.report, "scaled").reason,
+                       "arithmetic_optimization: folded into mm (MatMul)"))
+      << DecisionOf(on.report, "scaled").reason;
+}
+
+TEST(GraphOptimizer, RewriteOptionsComeFromConfigProto) {
+  StatusOr<SessionConfig> config = SessionConfig::FromText(
+      "graph_options { rewrite_options { constant_folding: OFF remapping: OFF "
+      "disable_model_pruning: true } }");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_FALSE(config->rewrite_options.constant_folding);
+  EXPECT_FALSE(config->rewrite_options.remapping);
+  EXPECT_FALSE(config->rewrite_options.model_pruning);
+  EXPECT_TRUE(config->rewrite_options.arithmetic_optimization);
+  SessionConfig again = SessionConfig::FromProto(config->ToProto());
+  EXPECT_FALSE(again.rewrite_options.remapping);
+  EXPECT_TRUE(again.rewrite_options.layout_optimizer);
+  config =
+      SessionConfig::FromText("graph_options { rewrite_options { disable_meta_optimizer: true } }");
+  ASSERT_TRUE(config.ok());
+  EXPECT_FALSE(config->rewrite_options.arithmetic_optimization);
+  EXPECT_FALSE(config->rewrite_options.model_pruning);
+  EXPECT_TRUE(SessionConfig().ToProto().graph_options().has_rewrite_options() == false);
+}
+
+TEST(GraphOptimizer, EnvironmentTurnsEveryPassOff) {
+  const char* before = std::getenv("GRAPHRT_OPTIMIZER");
+  std::string saved = before == nullptr ? "" : before;
+  setenv("GRAPHRT_OPTIMIZER", "0", 1);
+  const std::string graph =
+      Placeholder("x", {2}) + Op("id", "Identity", {"x"}) + Op("y", "Neg", {"id"});
+  RunResult r = RunGraph(graph, {{"x", Tensor::Vector<float>({1, 2})}}, {"y"}, SessionConfig());
+  EXPECT_FALSE(Contains(DecisionOf(r.report, "id").reason, "model_pruning"));
+  if (before == nullptr) {
+    unsetenv("GRAPHRT_OPTIMIZER");
+  } else {
+    setenv("GRAPHRT_OPTIMIZER", saved.c_str(), 1);
+  }
+}
+
+}  // namespace
+}  // namespace graphrt
