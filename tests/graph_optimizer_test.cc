@@ -260,6 +260,58 @@ TEST(GraphOptimizer, BatchNormAndConstantMulFoldIntoWeights) {
       << DecisionOf(on.report, "scaled").reason;
 }
 
+TEST(GraphOptimizer, RemappingFoldsPadAndFusesResidualAddRelu) {
+  const std::string paddings =
+      "node { name: 'paddings' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
+      "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } "
+      "dim { size: 2 } } int_val: 0 int_val: 0 int_val: 1 int_val: 2 int_val: 1 int_val: 0 "
+      "int_val: 0 int_val: 0 } } } }\n";
+  const std::string valid =
+      "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
+      "attr { key: 'padding' value { s: 'VALID' } }";
+  const std::string graph =
+      Placeholder("x", {1, 6, 6, 4}) + paddings + FloatConst("w", {3, 3, 4, 4}, Random(144, 21)) +
+      FloatConst("b", {4}, {0.1f, 0.2f, -0.3f, 0}) +
+      "node { name: 'pad' op: 'Pad' input: 'x' input: 'paddings' "
+      "attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'Tpaddings' value { type: DT_INT32 } "
+      "} }\n" +
+      Op("conv", "Conv2D", {"pad", "w"}, valid) + Op("bias", "BiasAdd", {"conv", "b"}) +
+      FloatConst("w2", {1, 1, 4, 4}, Random(16, 22)) +
+      Op("shortcut", "Conv2D", {"x", "w2"}, kConvAttrs) + Op("sum", "AddV2", {"bias", "shortcut"}) +
+      Op("out", "Relu", {"sum"});
+  // pad (1, 2) rows and (1, 0) columns on a 6x6 input, VALID 3x3: a 7x5 output, but the shortcut
+  // is 6x6: shapes differ, so the residual Add must not fuse. A 1x1-padded version fuses.
+  Tensor x = RandomTensor({1, 6, 6, 4}, 23);
+  SessionConfig off;
+  off.rewrite_options.remapping = false;
+  std::string same = graph;
+  const std::string old_pads = "int_val: 0 int_val: 0 int_val: 1 int_val: 2 int_val: 1 int_val: 0";
+  same.replace(same.find(old_pads), old_pads.size(),
+               "int_val: 0 int_val: 0 int_val: 1 int_val: 1 int_val: 1 int_val: 1");
+  RunResult on = RunGraph(same, {{"x", x}}, {"out"}, SessionConfig());
+  RunResult plain = RunGraph(same, {{"x", x}}, {"out"}, off);
+  ExpectNear(on.outputs[0], plain.outputs[0], 1e-5f);
+  PlacementDecision out = DecisionOf(on.report, "out");
+  EXPECT_EQ(out.op, "_FusedConv2D");
+  EXPECT_TRUE(Contains(out.reason, "conv (Conv2D), bias (BiasAdd), sum (AddV2), out (Relu)"))
+      << out.reason;
+  EXPECT_TRUE(Contains(DecisionOf(on.report, "conv").reason,
+                       "remapping: conv (Conv2D) replaces pad (Pad), conv (Conv2D)"))
+      << DecisionOf(on.report, "conv").reason;
+
+  // Shapes that differ: the sum cannot be computed at all (TensorFlow would fail too), so only
+  // check that the Add was not fused with a shape it cannot take.
+  GraphDef g;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(graph, &g));
+  SessionOptions options;
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(NewSession(options, &session).ok());
+  ASSERT_TRUE(session->Create(g).ok());
+  std::vector<Tensor> outputs;
+  EXPECT_FALSE(session->Run({{"x", x}}, {"out"}, {}, &outputs).ok());
+  EXPECT_NE(DecisionOf(session->GetPlacementReport(), "out").op, "_FusedConv2D");
+}
+
 TEST(GraphOptimizer, RewriteOptionsComeFromConfigProto) {
   StatusOr<SessionConfig> config = SessionConfig::FromText(
       "graph_options { rewrite_options { constant_folding: OFF remapping: OFF "

@@ -41,43 +41,6 @@ bool HasSideEffectsOrState(const Node* node) {
   return false;
 }
 
-// The static shapes of every node's outputs, by node id.
-using ShapeMap = std::vector<std::vector<PartialTensorShape>>;
-
-void InferShape(const OptimizerContext& ctx, Node* node, ShapeMap* shapes) {
-  std::vector<PartialTensorShape>& out = (*shapes)[node->id()];
-  out.assign(static_cast<size_t>(node->num_outputs()), PartialTensorShape());
-  if (node->IsArg()) {
-    int64_t index = -1;
-    if (GetNodeAttr(node->def(), "index", &index).ok() && index >= 0 &&
-        index < static_cast<int64_t>(ctx.arg_shapes.size())) {
-      out[0] = ctx.arg_shapes[index];
-    }
-    return;
-  }
-  Tensor value;
-  if (IsConst(node, &value)) {
-    out[0] = PartialTensorShape(value.shape().dim_sizes());
-    return;
-  }
-  const OpRegistration* reg = OpRegistry::Global()->Find(node->op());
-  if (reg == nullptr || !reg->shape_fn || IsControlFlow(node)) return;
-  std::vector<PartialTensorShape> inputs(static_cast<size_t>(node->num_inputs()));
-  std::vector<Tensor> values(static_cast<size_t>(node->num_inputs()));
-  std::vector<const Tensor*> known(static_cast<size_t>(node->num_inputs()), nullptr);
-  for (const Edge* e : node->in_edges()) {
-    if (e->IsControl() || e->dst_input >= node->num_inputs()) continue;
-    const auto& src_shapes = (*shapes)[e->src->id()];
-    if (e->src_output < static_cast<int>(src_shapes.size())) {
-      inputs[e->dst_input] = src_shapes[e->src_output];
-    }
-    if (IsConst(e->src, &values[e->dst_input])) known[e->dst_input] = &values[e->dst_input];
-  }
-  InferenceContext c(node->def(), std::move(inputs), std::move(known), node->num_outputs());
-  if (!reg->shape_fn(&c).ok()) return;
-  for (int i = 0; i < node->num_outputs(); ++i) out[i] = c.output(i);
-}
-
 // Shape, Size or Rank of a statically known shape: the value, else an uninitialized tensor.
 Tensor StaticShapeValue(const Node* node, const ShapeMap& shapes) {
   const std::string& op = node->op();
@@ -205,6 +168,40 @@ Status ReplaceByConsts(OptimizerContext* ctx, Node* node, const std::vector<Tens
 }
 
 }  // namespace
+
+void InferShape(const OptimizerContext& ctx, Node* node, ShapeMap* shapes) {
+  std::vector<PartialTensorShape>& out = (*shapes)[node->id()];
+  out.assign(static_cast<size_t>(node->num_outputs()), PartialTensorShape());
+  if (node->IsArg()) {
+    int64_t index = -1;
+    if (GetNodeAttr(node->def(), "index", &index).ok() && index >= 0 &&
+        index < static_cast<int64_t>(ctx.arg_shapes.size())) {
+      out[0] = ctx.arg_shapes[index];
+    }
+    return;
+  }
+  Tensor value;
+  if (IsConst(node, &value)) {
+    out[0] = PartialTensorShape(value.shape().dim_sizes());
+    return;
+  }
+  const OpRegistration* reg = OpRegistry::Global()->Find(node->op());
+  if (reg == nullptr || !reg->shape_fn || IsControlFlow(node)) return;
+  std::vector<PartialTensorShape> inputs(static_cast<size_t>(node->num_inputs()));
+  std::vector<Tensor> values(static_cast<size_t>(node->num_inputs()));
+  std::vector<const Tensor*> known(static_cast<size_t>(node->num_inputs()), nullptr);
+  for (const Edge* e : node->in_edges()) {
+    if (e->IsControl() || e->dst_input >= node->num_inputs()) continue;
+    const auto& src_shapes = (*shapes)[e->src->id()];
+    if (e->src_output < static_cast<int>(src_shapes.size())) {
+      inputs[e->dst_input] = src_shapes[e->src_output];
+    }
+    if (IsConst(e->src, &values[e->dst_input])) known[e->dst_input] = &values[e->dst_input];
+  }
+  InferenceContext c(node->def(), std::move(inputs), std::move(known), node->num_outputs());
+  if (!reg->shape_fn(&c).ok()) return;
+  for (int i = 0; i < node->num_outputs(); ++i) out[i] = c.output(i);
+}
 
 Status FoldConstants(const OptimizerOptions& options, OptimizerContext* ctx,
                      std::vector<RewriteRecord>* records) {

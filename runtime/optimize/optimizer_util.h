@@ -55,6 +55,12 @@ void MoveControlOutEdges(Graph* graph, Node* from, Node* to);
 // Removes `node`, then each Const that fed it and now feeds nothing.
 void RemoveNodeAndDeadConsts(Graph* graph, Node* node);
 
+// The static shapes of every node's outputs, by node id (unknown where no shape function or
+// feed shape tells).
+using ShapeMap = std::vector<std::vector<PartialTensorShape>>;
+// Sets (*shapes)[node->id()] from its inputs' entries (REQUIRES: shapes covers node's id).
+void InferShape(const OptimizerContext& ctx, Node* node, ShapeMap* shapes);
+
 // The passes (each file of this folder).
 Status PruneIdentities(OptimizerContext* ctx, std::vector<RewriteRecord>* records);
 Status FoldConstants(const OptimizerOptions& options, OptimizerContext* ctx,

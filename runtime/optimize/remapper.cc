@@ -1,8 +1,12 @@
-// The remapper: Conv2D, DepthwiseConv2dNative or MatMul, then a bias (BiasAdd, or Add of a 1-D
-// Const of the output's channels), then optionally one activation (Relu, Relu6, Elu, LeakyRelu,
-// Sigmoid, Tanh, or swish x * sigmoid(x)) become one _FusedConv2D, _FusedDepthwiseConv2dNative
-// or _FusedMatMul node with TensorFlow's fused_ops attr, named after the last node it replaces
-// (so a fetch of the pattern's result still names it).
+// The remapper.
+//
+// A zero Pad with Const paddings before a VALID or EXPLICIT convolution becomes the
+// convolution's explicit padding. Then Conv2D, DepthwiseConv2dNative or MatMul, a bias (BiasAdd,
+// or Add of a 1-D Const of the output's channels), optionally a residual Add of a tensor of the
+// same static shape, and optionally one activation (Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh,
+// or swish x * sigmoid(x)) become one _FusedConv2D, _FusedDepthwiseConv2dNative or _FusedMatMul
+// node with TensorFlow's fused_ops attr, named after the last node it replaces (so a fetch of
+// the pattern's result still names it).
 //
 // A pattern is fused only when every intermediate tensor has exactly one reader (not fetched,
 // no control edges), every node runs on one device, and that device has a kernel for the fused
@@ -47,6 +51,7 @@ int64_t OutputChannels(const Node* root) {
 struct Pattern {
   std::vector<Node*> nodes;  // in data order; the last one gives the fused node its name
   const Edge* bias = nullptr;
+  const Edge* addend = nullptr;  // the residual Add's other input
   std::vector<std::string> fused_ops;
   float leakyrelu_alpha = 0.2f;
 };
@@ -80,7 +85,37 @@ bool MatchBias(const OptimizerContext& ctx, Node* root, Pattern* p) {
   return true;
 }
 
-// The activation after the bias node, if any; swish is Sigmoid(x) and Mul(x, that).
+// A residual Add after the bias node: its other input has the bias output's static shape, so
+// that the fused kernel adds it element by element.
+void MatchResidualAdd(const OptimizerContext& ctx, const ShapeMap& shapes, Pattern* p) {
+  Node* bias = p->nodes.back();
+  if (HasControlOutEdges(bias) || IsFetched(bias)) return;
+  Node* add = SoleConsumer(bias);
+  if (add == nullptr || (add->op() != "Add" && add->op() != "AddV2")) return;
+  if (DeviceOf(ctx, add) != DeviceOf(ctx, bias)) return;
+  const Edge* a = add->input_edge(0);
+  const Edge* b = add->input_edge(1);
+  if (a == nullptr || b == nullptr || (a->src == bias && b->src == bias)) return;
+  const Edge* other = a->src == bias ? b : a;
+  if (DeviceOf(ctx, other->src) != DeviceOf(ctx, bias)) return;
+  auto shape_of = [&](const Node* n, int output) -> PartialTensorShape {
+    if (n->id() >= static_cast<int>(shapes.size())) return PartialTensorShape();
+    const auto& s = shapes[n->id()];
+    return output < static_cast<int>(s.size()) ? s[output] : PartialTensorShape();
+  };
+  const PartialTensorShape mine = shape_of(bias, 0);
+  const PartialTensorShape theirs = shape_of(other->src, other->src_output);
+  if (!mine.IsFullyDefined() || !theirs.IsFullyDefined() ||
+      mine.dim_sizes() != theirs.dim_sizes()) {
+    return;
+  }
+  p->addend = other;
+  p->nodes.push_back(add);
+  p->fused_ops.push_back("Add");
+}
+
+// The activation after the bias (or residual Add) node, if any; swish is Sigmoid(x) and
+// Mul(x, that).
 void MatchActivation(const OptimizerContext& ctx, Pattern* p) {
   Node* bias = p->nodes.back();
   Device* device = DeviceOf(ctx, bias);
@@ -97,7 +132,7 @@ void MatchActivation(const OptimizerContext& ctx, Pattern* p) {
     return;
   }
   // Swish: exactly two readers, a Sigmoid whose sole reader is the Mul, and that Mul.
-  if (bias->out_edges().size() != 2) return;
+  if (bias->out_edges().size() != 2 || p->addend != nullptr) return;
   Node* sigmoid = nullptr;
   Node* mul = nullptr;
   for (const Edge* e : bias->out_edges()) {
@@ -112,7 +147,7 @@ void MatchActivation(const OptimizerContext& ctx, Pattern* p) {
 }
 
 // Replaces the pattern rooted at `root` by its fused node.
-Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p,
+Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p, ShapeMap* shapes,
             std::vector<RewriteRecord>* records) {
   Graph* graph = ctx->graph;
   Node* last = p.nodes.back();
@@ -127,7 +162,7 @@ Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p,
       (*def.mutable_attr())[attr] = *v;
     }
   }
-  SetNodeAttr(&def, "num_args", int64_t{1});
+  SetNodeAttr(&def, "num_args", int64_t{p.addend == nullptr ? 1 : 2});
   SetNodeAttr(&def, "leakyrelu_alpha", p.leakyrelu_alpha);
   ::tensorflow::AttrValue fused_ops, replaced_attr;
   for (const std::string& op : p.fused_ops) fused_ops.mutable_list()->add_s(op);
@@ -150,9 +185,10 @@ Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p,
     Node* node;
     int output;
   };
-  const std::vector<Source> sources = {{input->src, input->src_output},
-                                       {filter->src, filter->src_output},
-                                       {p.bias->src, p.bias->src_output}};
+  std::vector<Source> sources = {{input->src, input->src_output},
+                                 {filter->src, filter->src_output},
+                                 {p.bias->src, p.bias->src_output}};
+  if (p.addend != nullptr) sources.push_back({p.addend->src, p.addend->src_output});
   std::vector<Node*> controls_in, controls_out;
   std::vector<std::pair<Node*, int>> readers;
   for (Node* n : p.nodes) {
@@ -167,8 +203,13 @@ Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p,
       readers.push_back({e->dst, e->dst_input});
     }
   }
+  std::vector<PartialTensorShape> out_shapes;
+  if (last->id() < static_cast<int>(shapes->size())) out_shapes = (*shapes)[last->id()];
   for (Node* n : p.nodes) graph->RemoveNode(n);
   GRT_ASSIGN_OR_RETURN(Node * fused, AddNodeOnDevice(ctx, std::move(def), device));
+  // A later residual Add may read the fused node: it has the shape of the node it replaced.
+  shapes->resize(static_cast<size_t>(graph->num_node_ids()));
+  (*shapes)[fused->id()] = out_shapes;
   for (size_t i = 0; i < sources.size(); ++i) {
     graph->AddEdge(sources[i].node, sources[i].output, fused, static_cast<int>(i));
   }
@@ -179,25 +220,96 @@ Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p,
   return Status::OK();
 }
 
+// The [4, 2] paddings of a Const Pad (or PadV2 with a Const zero), in NHWC; false when the pad
+// is not one a convolution can do itself (non-zero value, batch or channel padding).
+bool ZeroPadding(const Node* pad, std::vector<int64_t>* paddings) {
+  if (pad->op() != "Pad" && pad->op() != "PadV2") return false;
+  Tensor p;
+  if (!IsConst(InputNode(pad, 1), &p) || p.dims() != 2 || p.dim_size(0) != 4 ||
+      p.dim_size(1) != 2) {
+    return false;
+  }
+  if (pad->op() == "PadV2") {
+    Tensor value;
+    if (!IsConst(InputNode(pad, 2), &value) || value.dtype() != ::tensorflow::DT_FLOAT ||
+        value.NumElements() != 1 || value.data<float>()[0] != 0.0f) {
+      return false;
+    }
+  }
+  paddings->resize(8);
+  for (int i = 0; i < 8; ++i) {
+    (*paddings)[i] =
+        p.dtype() == ::tensorflow::DT_INT64 ? p.data<int64_t>()[i] : int64_t{p.data<int32_t>()[i]};
+    if ((*paddings)[i] < 0) return false;
+  }
+  return (*paddings)[0] == 0 && (*paddings)[1] == 0 && (*paddings)[6] == 0 && (*paddings)[7] == 0;
+}
+
+// Pad (zeros, Const paddings) before a VALID or EXPLICIT NHWC convolution: the convolution pads
+// instead (explicit_paddings), so the padded copy of the input is never made.
+Status FoldPadIntoConv(OptimizerContext* ctx, Node* conv, std::vector<RewriteRecord>* records) {
+  if (conv->op() != "Conv2D" && conv->op() != "DepthwiseConv2dNative") return Status::OK();
+  const Edge* in = conv->input_edge(0);
+  if (in == nullptr || in->src_output != 0) return Status::OK();
+  Node* pad = in->src;
+  std::vector<int64_t> paddings;
+  if (SoleConsumer(pad) != conv || HasControlInEdges(pad) || !ZeroPadding(pad, &paddings) ||
+      DeviceOf(*ctx, pad) != DeviceOf(*ctx, conv)) {
+    return Status::OK();
+  }
+  std::string padding, format = "NHWC";
+  std::vector<int64_t> explicit_paddings;
+  if (!GetNodeAttr(conv->def(), "padding", &padding).ok() ||
+      !GetNodeAttrOr(conv->def(), "data_format", &format).ok() || format != "NHWC" ||
+      !GetNodeAttrOr(conv->def(), "explicit_paddings", &explicit_paddings).ok()) {
+    return Status::OK();
+  }
+  if (padding == "EXPLICIT" && explicit_paddings.size() == 8) {
+    for (int i = 0; i < 8; ++i) paddings[i] += explicit_paddings[i];
+  } else if (padding != "VALID") {
+    return Status::OK();
+  }
+  const Edge* source = pad->input_edge(0);
+  if (source == nullptr) return Status::OK();
+  ::tensorflow::NodeDef* def = conv->mutable_def();
+  SetNodeAttr(def, "padding", "EXPLICIT");
+  SetNodeAttr(def, "explicit_paddings", paddings);
+  Node* src = source->src;
+  const int src_output = source->src_output;
+  RewriteRecord record{
+      "remapping", conv->name(), conv->op(), {pad->name(), conv->name()}, {pad->op(), conv->op()}};
+  RemoveNodeAndDeadConsts(ctx->graph, pad);
+  ctx->graph->AddEdge(src, src_output, conv, 0);
+  records->push_back(std::move(record));
+  return Status::OK();
+}
+
 }  // namespace
 
 Status Remap(OptimizerContext* ctx, std::vector<RewriteRecord>* records) {
   // By id: nodes fused earlier are gone (their pointers dangle), the order lists them still.
   std::vector<int> ids;
-  for (Node* n : TopologicalOrder(*ctx->graph)) ids.push_back(n->id());
+  ShapeMap shapes(static_cast<size_t>(ctx->graph->num_node_ids()));
+  for (Node* n : TopologicalOrder(*ctx->graph)) {
+    ids.push_back(n->id());
+    InferShape(*ctx, n, &shapes);
+  }
   for (int id : ids) {
     Node* root = ctx->graph->node(id);
     if (root == nullptr || FusedOpFor(root->op()) == nullptr) continue;
     DataType t = ::tensorflow::DT_INVALID;
     if (!GetNodeAttr(root->def(), "T", &t).ok() || t != ::tensorflow::DT_FLOAT) continue;
-    if (DeviceOf(*ctx, root) == nullptr || HasControlOutEdges(root) || IsFetched(root)) continue;
+    if (DeviceOf(*ctx, root) == nullptr) continue;
+    GRT_RETURN_IF_ERROR(FoldPadIntoConv(ctx, root, records));
+    if (HasControlOutEdges(root) || IsFetched(root)) continue;
     std::string format = "NHWC";
     if (!GetNodeAttrOr(root->def(), "data_format", &format).ok() || format != "NHWC") continue;
     Pattern p;
     p.nodes.push_back(root);
     if (!MatchBias(*ctx, root, &p)) continue;
+    MatchResidualAdd(*ctx, shapes, &p);
     MatchActivation(*ctx, &p);
-    GRT_RETURN_IF_ERROR(Fuse(ctx, root, p, records));
+    GRT_RETURN_IF_ERROR(Fuse(ctx, root, p, &shapes, records));
   }
   return Status::OK();
 }

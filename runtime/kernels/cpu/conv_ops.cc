@@ -704,11 +704,20 @@ class FusedConvOp : public Conv {
     const Tensor& bias = ctx->input(2);
     const int64_t channels = out.dims() == 4 ? out.dim_size(3) : 0;
     if (bias.dims() != 1 || bias.dim_size(0) != channels) {
-      return InvalidArgument("bias must be a vector of the output's ", channels,
-                             " channels, got ", bias.shape().DebugString());
+      return InvalidArgument("bias must be a vector of the output's ", channels, " channels, got ",
+                             bias.shape().DebugString());
+    }
+    const float* addend = nullptr;
+    if (epilogue_.residual()) {
+      const Tensor& other = ctx->input(3);
+      if (other.shape() != out.shape()) {
+        return InvalidArgument("the residual addend has shape ", other.shape().DebugString(),
+                               ", the output ", out.shape().DebugString());
+      }
+      addend = other.data<float>();
     }
     if (out.NumElements() == 0) return Status::OK();
-    epilogue_.Apply<float>(ctx, bias.data<float>(), out.NumElements() / channels, channels,
+    epilogue_.Apply<float>(ctx, bias.data<float>(), addend, out.NumElements() / channels, channels,
                            out.data<float>());
     return Status::OK();
   }
@@ -746,10 +755,9 @@ void RegisterConvKernels(KernelRegistry* r) {
   // The optimizer's fusions (runtime/optimize/remapper.cc), float only.
   r->Register(KernelDefBuilder("_FusedConv2D").Device(kDeviceCpu).TypeConstraint<float>("T"),
               MakeFactory<FusedConvOp<Conv2DOp<float>>>());
-  r->Register(KernelDefBuilder("_FusedDepthwiseConv2dNative")
-                  .Device(kDeviceCpu)
-                  .TypeConstraint<float>("T"),
-              MakeFactory<FusedConvOp<DepthwiseConv2dNativeOp<float>>>());
+  r->Register(
+      KernelDefBuilder("_FusedDepthwiseConv2dNative").Device(kDeviceCpu).TypeConstraint<float>("T"),
+      MakeFactory<FusedConvOp<DepthwiseConv2dNativeOp<float>>>());
 }
 
 }  // namespace graphrt

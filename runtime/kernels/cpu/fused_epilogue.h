@@ -1,6 +1,7 @@
 // The epilogue of TensorFlow's fused ops (_FusedConv2D, _FusedDepthwiseConv2dNative,
-// _FusedMatMul) as graphrt's optimizer makes them: `fused_ops` is "BiasAdd" followed by at most
-// one activation, applied to the product's output seen as [rows, channels] (NHWC or a matrix).
+// _FusedMatMul) as graphrt's optimizer makes them: `fused_ops` is "BiasAdd", optionally "Add"
+// (a residual of the output's shape), then at most one activation, applied to the product's output
+// seen as [rows, channels] (NHWC or a matrix).
 //
 // The activations compute as graphrt's own kernels do: Relu and Relu6 pass NaN on, Elu is
 // exp(x) - 1 below zero, LeakyRelu is x * alpha where x <= 0, and "_MklSwish" (TensorFlow's
@@ -29,12 +30,16 @@ class FusedEpilogue {
     int64_t num_args = 0;
     GRT_RETURN_IF_ERROR(ctx.GetAttr("num_args", &num_args));
     GRT_RETURN_IF_ERROR(GetNodeAttrOr(ctx.def(), "leakyrelu_alpha", &alpha_));
-    if (ops.empty() || ops[0] != "BiasAdd" || num_args != 1 || ops.size() > 2) {
-      return Unimplemented("graphrt fuses BiasAdd and one activation (num_args 1), got fused_ops [",
-                           StrJoin(ops, ", "), "] with num_args ", num_args);
+    residual_ = ops.size() >= 2 && ops[1] == "Add";
+    const size_t activations = ops.size() - (residual_ ? 2 : 1);
+    if (ops.empty() || ops[0] != "BiasAdd" || num_args != (residual_ ? 2 : 1) || activations > 1) {
+      return Unimplemented(
+          "graphrt fuses BiasAdd, an optional residual Add and one activation (num_args 1 or 2), "
+          "got fused_ops [",
+          StrJoin(ops, ", "), "] with num_args ", num_args);
     }
-    if (ops.size() == 2) {
-      const std::string& a = ops[1];
+    if (activations == 1) {
+      const std::string& a = ops.back();
       if (a == "Relu") {
         activation_ = Activation::kRelu;
       } else if (a == "Relu6") {
@@ -56,25 +61,34 @@ class FusedEpilogue {
     return Status::OK();
   }
 
-  // out[r, c] = activation(out[r, c] + bias[c]). REQUIRES: bias has `channels` elements.
+  // Whether fused_ops has the residual Add (args[1], of the output's shape).
+  bool residual() const { return residual_; }
+
+  // out[r, c] = activation(out[r, c] + bias[c] (+ addend[r, c])). REQUIRES: bias has `channels`
+  // elements; addend, when residual(), has rows * channels.
   template <typename T>
-  void Apply(const OpKernelContext* ctx, const T* bias, int64_t rows, int64_t channels,
-             T* out) const {
+  void Apply(const OpKernelContext* ctx, const T* bias, const T* addend, int64_t rows,
+             int64_t channels, T* out) const {
     const int64_t rows_per_block = std::max<int64_t>(1, 16384 / std::max<int64_t>(channels, 1));
     const int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
     ctx->ParallelFor(blocks, rows_per_block * channels * 8, [&](int64_t first, int64_t last) {
       for (int64_t b = first; b < last; ++b) {
         const int64_t r1 = std::min(rows, (b + 1) * rows_per_block);
-        for (int64_t r = b * rows_per_block; r < r1; ++r)
-          ApplyRow(bias, channels, out + r * channels);
+        for (int64_t r = b * rows_per_block; r < r1; ++r) {
+          ApplyRow(bias, addend == nullptr ? nullptr : addend + r * channels, channels,
+                   out + r * channels);
+        }
       }
     });
   }
 
  private:
   template <typename T>
-  void ApplyRow(const T* bias, int64_t channels, T* row) const {
+  void ApplyRow(const T* bias, const T* addend, int64_t channels, T* row) const {
     for (int64_t c = 0; c < channels; ++c) row[c] += bias[c];
+    if (addend != nullptr) {
+      for (int64_t c = 0; c < channels; ++c) row[c] += addend[c];
+    }
     switch (activation_) {
       case Activation::kNone:
         return;
@@ -108,6 +122,7 @@ class FusedEpilogue {
   }
 
   Activation activation_ = Activation::kNone;
+  bool residual_ = false;
   float alpha_ = 0.2f;
 };
 
