@@ -6,6 +6,7 @@
 #include <google/protobuf/text_format.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 
@@ -19,7 +20,11 @@ std::string FloatConst(const std::string& name, const std::vector<int64_t>& dims
                        const std::vector<float>& values) {
   std::string shape, vals;
   for (int64_t d : dims) shape += StrCat(" dim { size: ", d, " }");
-  for (float v : values) vals += StrCat(" float_val: ", v);
+  for (float v : values) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.9g", v);  // every float reads back exactly
+    vals += StrCat(" float_val: ", text);
+  }
   return StrCat("node { name: '", name,
                 "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } "
                 "attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape {",
@@ -205,6 +210,23 @@ TEST(GraphOptimizer, RemappingFusesMatMulAndDepthwiseAndSwish) {
           Op("bias", "BiasAdd", {"dw", "b"}) + Op("out", "Relu6", {"bias"});
   c = RunBothWays(graph, RandomTensor({1, 6, 6, 2}, 8), "out");
   EXPECT_EQ(DecisionOf(c.on.report, "out").op, "_FusedDepthwiseConv2dNative");
+}
+
+TEST(GraphOptimizer, RemappingFusesHardSwish) {
+  // Keras's hard_swish: x * relu6(x + 3) * (1 / 6), after a convolution and its bias.
+  const std::string graph =
+      Placeholder("x", {1, 5, 5, 3}) + FloatConst("w", {3, 3, 3, 4}, Random(108, 31)) +
+      FloatConst("b", {4}, {0.5f, -2, 1, 0}) + FloatConst("three", {}, {3}) +
+      FloatConst("sixth", {}, {1.0f / 6.0f}) + Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
+      Op("bias", "BiasAdd", {"conv", "b"}) + Op("plus3", "AddV2", {"bias", "three"}) +
+      Op("r6", "Relu6", {"plus3"}) + Op("prod", "Mul", {"bias", "r6"}) +
+      Op("hs", "Mul", {"prod", "sixth"});
+  Tensor x = Tensor::Vector<float>(Random(75, 32)).Reshaped(TensorShape({1, 5, 5, 3}));
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] *= 4;  // reach both clamps
+  Compared c = RunBothWays(graph, x, "hs");
+  PlacementDecision hs = DecisionOf(c.on.report, "hs");
+  EXPECT_EQ(hs.op, "_FusedConv2D");
+  EXPECT_TRUE(Contains(hs.reason, "plus3 (AddV2), r6 (Relu6), prod (Mul), hs (Mul)")) << hs.reason;
 }
 
 TEST(GraphOptimizer, RemappingLeavesFetchedIntermediatesAlone) {

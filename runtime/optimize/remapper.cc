@@ -4,13 +4,15 @@
 // convolution's explicit padding. Then Conv2D, DepthwiseConv2dNative or MatMul, a bias (BiasAdd,
 // or Add of a 1-D Const of the output's channels), optionally a residual Add of a tensor of the
 // same static shape, and optionally one activation (Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh,
-// or swish x * sigmoid(x)) become one _FusedConv2D, _FusedDepthwiseConv2dNative or _FusedMatMul
-// node with TensorFlow's fused_ops attr, named after the last node it replaces (so a fetch of
-// the pattern's result still names it).
+// swish x * sigmoid(x), or hard-swish x * relu6(x + 3) / 6) become one _FusedConv2D,
+// _FusedDepthwiseConv2dNative or _FusedMatMul node with TensorFlow's fused_ops attr, named after
+// the last node it replaces (so a fetch of the pattern's result still names it).
 //
 // A pattern is fused only when every intermediate tensor has exactly one reader (not fetched,
 // no control edges), every node runs on one device, and that device has a kernel for the fused
 // node (graphrt's are float NHWC on the CPU).
+#include <cmath>
+
 #include "runtime/core/attr_util.h"
 #include "runtime/core/str_util.h"
 #include "runtime/kernels/kernel_registry.h"
@@ -114,6 +116,62 @@ void MatchResidualAdd(const OptimizerContext& ctx, const ShapeMap& shapes, Patte
   p->fused_ops.push_back("Add");
 }
 
+// Whether `node` is a Const float scalar within a float rounding of `value`.
+bool IsScalarConst(const Node* node, float value) {
+  Tensor t;
+  if (!IsConst(node, &t) || t.dtype() != ::tensorflow::DT_FLOAT || t.NumElements() != 1) {
+    return false;
+  }
+  return std::fabs(t.data<float>()[0] - value) <= 1e-7f * std::fabs(value);
+}
+
+// The input of binary `node` that is not `known`, or null (also when both are).
+const Edge* OtherInput(const Node* node, const Node* known) {
+  const Edge* a = node->input_edge(0);
+  const Edge* b = node->input_edge(1);
+  if (a == nullptr || b == nullptr || (a->src == known) == (b->src == known)) return nullptr;
+  return a->src == known ? b : a;
+}
+
+// x / 6 or x * (1/6) of `input`: Mul by a Const 1/6 or RealDiv by a Const 6.
+bool IsSixth(const Node* node, const Node* input) {
+  const Edge* other = OtherInput(node, input);
+  if (other == nullptr) return false;
+  if (node->op() == "Mul") return IsScalarConst(other->src, 1.0f / 6.0f);
+  return node->op() == "RealDiv" && node->input_edge(1) == other && IsScalarConst(other->src, 6);
+}
+
+// Hard-swish of `x`, x * relu6(x + 3) / 6, as Keras writes it: Add(x, 3) -> Relu6, then
+// Mul(x, that) scaled by 1/6, or the Relu6 scaled by 1/6 and then multiplied by x.
+bool MatchHardSwish(const OptimizerContext& ctx, Node* x, Pattern* p) {
+  Device* device = DeviceOf(ctx, x);
+  Node* add = nullptr;
+  for (const Edge* e : x->out_edges()) {
+    if (e->dst->op() == "Add" || e->dst->op() == "AddV2") add = e->dst;
+  }
+  if (add == nullptr) return false;
+  const Edge* three = OtherInput(add, x);
+  if (three == nullptr || !IsScalarConst(three->src, 3)) return false;
+  Node* relu6 = SoleConsumer(add);
+  if (relu6 == nullptr || relu6->op() != "Relu6") return false;
+  Node* first = SoleConsumer(relu6);
+  if (first == nullptr) return false;
+  Node* second = SoleConsumer(first);
+  if (second == nullptr) return false;
+  const bool product_first = first->op() == "Mul" && OtherInput(first, relu6) != nullptr &&
+                             OtherInput(first, relu6)->src == x && IsSixth(second, first);
+  const bool scale_first = IsSixth(first, relu6) && second->op() == "Mul" &&
+                           OtherInput(second, first) != nullptr &&
+                           OtherInput(second, first)->src == x;
+  if (!product_first && !scale_first) return false;
+  for (Node* n : {add, relu6, first, second}) {
+    if (DeviceOf(ctx, n) != device) return false;
+  }
+  p->nodes.insert(p->nodes.end(), {add, relu6, first, second});
+  p->fused_ops.push_back("_FusedHardSwish");
+  return true;
+}
+
 // The activation after the bias (or residual Add) node, if any; swish is Sigmoid(x) and
 // Mul(x, that).
 void MatchActivation(const OptimizerContext& ctx, Pattern* p) {
@@ -131,8 +189,9 @@ void MatchActivation(const OptimizerContext& ctx, Pattern* p) {
     p->fused_ops.push_back(act->op());
     return;
   }
-  // Swish: exactly two readers, a Sigmoid whose sole reader is the Mul, and that Mul.
   if (bias->out_edges().size() != 2 || p->addend != nullptr) return;
+  if (MatchHardSwish(ctx, bias, p)) return;
+  // Swish: exactly two readers, a Sigmoid whose sole reader is the Mul, and that Mul.
   Node* sigmoid = nullptr;
   Node* mul = nullptr;
   for (const Edge* e : bias->out_edges()) {

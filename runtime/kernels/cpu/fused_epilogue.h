@@ -5,7 +5,8 @@
 //
 // The activations compute as graphrt's own kernels do: Relu and Relu6 pass NaN on, Elu is
 // exp(x) - 1 below zero, LeakyRelu is x * alpha where x <= 0, and "_MklSwish" (TensorFlow's
-// name for x * sigmoid(x)) multiplies by the logistic function.
+// name for x * sigmoid(x); also "_FusedSwish") multiplies by the logistic function, and
+// "_FusedHardSwish" is x * relu6(x + 3) * (1/6).
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_FUSED_EPILOGUE_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_FUSED_EPILOGUE_H_
 
@@ -21,7 +22,17 @@ namespace graphrt {
 
 class FusedEpilogue {
  public:
-  enum class Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kSwish };
+  enum class Activation {
+    kNone,
+    kRelu,
+    kRelu6,
+    kElu,
+    kLeakyRelu,
+    kSigmoid,
+    kTanh,
+    kSwish,
+    kHardSwish
+  };
 
   // Reads fused_ops, num_args and leakyrelu_alpha; errors name what graphrt cannot fuse.
   Status Parse(const OpKernelConstruction& ctx) {
@@ -52,8 +63,10 @@ class FusedEpilogue {
         activation_ = Activation::kSigmoid;
       } else if (a == "Tanh") {
         activation_ = Activation::kTanh;
-      } else if (a == "_MklSwish") {
+      } else if (a == "_MklSwish" || a == "_FusedSwish") {
         activation_ = Activation::kSwish;
+      } else if (a == "_FusedHardSwish") {
+        activation_ = Activation::kHardSwish;
       } else {
         return Unimplemented("graphrt cannot fuse the activation ", a);
       }
@@ -114,6 +127,12 @@ class FusedEpilogue {
         return;
       case Activation::kTanh:
         for (int64_t c = 0; c < channels; ++c) row[c] = std::tanh(row[c]);
+        return;
+      case Activation::kHardSwish:
+        for (int64_t c = 0; c < channels; ++c) {
+          const T r = row[c] + T(3);
+          row[c] = row[c] * (r < T(0) ? T(0) : (r > T(6) ? T(6) : r)) * T(1.0 / 6.0);
+        }
         return;
       case Activation::kSwish:
         for (int64_t c = 0; c < channels; ++c) row[c] = row[c] / (T(1) + std::exp(-row[c]));
