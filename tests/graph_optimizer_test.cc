@@ -193,6 +193,33 @@ TEST(GraphOptimizer, RemappingFusesConvBiasAndEachActivation) {
   }
 }
 
+TEST(GraphOptimizer, StepStatsNameTheReplacedNodes) {
+  const std::string graph =
+      Placeholder("x", {1, 4, 4, 2}) + FloatConst("w", {1, 1, 2, 3}, Random(6, 41)) +
+      FloatConst("b", {3}, {1, 2, 3}) + Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
+      Op("bias", "BiasAdd", {"conv", "b"}) + Op("out", "Relu", {"bias"});
+  GraphDef g;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(graph, &g));
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(NewSession(SessionOptions(), &session).ok());
+  ASSERT_TRUE(session->Create(g).ok());
+  RunOptions traced;
+  traced.set_trace_level(RunOptions::FULL_TRACE);
+  RunMetadata metadata;
+  std::vector<Tensor> outputs;
+  ASSERT_TRUE(
+      session
+          ->Run(traced, {{"x", RandomTensor({1, 4, 4, 2}, 42)}}, {"out"}, {}, &outputs, &metadata)
+          .ok());
+  std::string label;
+  for (const auto& dev : metadata.step_stats().dev_stats()) {
+    for (const auto& node : dev.node_stats()) {
+      if (node.node_name() == "out") label = node.timeline_label();
+    }
+  }
+  EXPECT_EQ(label, "out = _FusedConv2D() replaces conv (Conv2D), bias (BiasAdd), out (Relu)");
+}
+
 TEST(GraphOptimizer, RemappingFusesMatMulAndDepthwiseAndSwish) {
   // MatMul + Add of a 1-D Const + swish.
   std::string graph = Placeholder("x", {3, 4}) + FloatConst("w", {4, 5}, Random(20, 3)) +

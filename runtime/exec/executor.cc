@@ -14,6 +14,7 @@
 
 #include "runtime/core/exception_barrier.h"
 #include "runtime/kernels/kernel_registry.h"
+#include "runtime/optimize/graph_optimizer.h"
 #include "tensor_description.pb.h"
 
 namespace graphrt {
@@ -536,7 +537,13 @@ class RunState {
     stats.set_all_start_nanos(start * 1000);
     stats.set_op_end_rel_nanos((end - start) * 1000);
     stats.set_all_end_rel_nanos((end - start) * 1000);
-    stats.set_timeline_label(StrCat(item.node->name(), " = ", item.node->op(), "()"));
+    std::string label = StrCat(item.node->name(), " = ", item.node->op(), "()");
+    // A node the graph optimizer made names the nodes it stands for.
+    if (const ::tensorflow::AttrValue* replaced = FindAttr(item.node->def(), kReplacedAttr)) {
+      std::vector<std::string> names(replaced->list().s().begin(), replaced->list().s().end());
+      label = StrCat(label, " replaces ", StrJoin(names, ", "));
+    }
+    stats.set_timeline_label(label);
     stats.set_thread_id(
         static_cast<uint32_t>(std::hash<std::thread::id>()(std::this_thread::get_id())));
     for (int i = 0; i < static_cast<int>(outputs.size()); ++i) {
