@@ -193,6 +193,13 @@ Status Merge(LayerCall& c, std::vector<Value>* out);
 Status ConcatenateLayer(LayerCall& c, std::vector<Value>* out);
 Status DotLayer(LayerCall& c, std::vector<Value>* out);
 
+// keras_layers_misc.cc
+Status LocallyConnected(LayerCall& c, std::vector<Value>* out);
+Status SpectralNormalization(LayerCall& c, std::vector<Value>* out);
+Status RandomFourierFeatures(LayerCall& c, std::vector<Value>* out);
+// DenseFeatures, SequenceFeatures: refused with the reason.
+Status FeatureColumnLayer(LayerCall& c, std::vector<Value>* out);
+
 // keras_rnn.cc
 Status Recurrent(LayerCall& c, std::vector<Value>* out);
 Status BidirectionalLayer(LayerCall& c, std::vector<Value>* out);

@@ -186,10 +186,26 @@ Status SoftmaxLayer(LayerCall& c, std::vector<Value>* out) {
   Emitter& emit = *c.emit;
   const Value& x = c.inputs[0];
   Json axis = c.config->value("axis", Json(-1));
-  if (axis.is_array()) {
-    if (axis.size() != 1) return Unimplemented("Softmax over several axes");
-    axis = axis[0];
+  if (axis.is_array() && axis.size() != 1) {
+    // Keras: exp(x - logsumexp(x, axes)), logsumexp shifted by the maximum as TensorFlow's.
+    std::vector<int32_t> axes;
+    for (const Json& a : axis) {
+      GRT_ASSIGN_OR_RETURN(int i, NormAxis(JsonInt(a), x.rank()));
+      axes.push_back(i);
+    }
+    if (axes.empty()) return InvalidArgument("Softmax over no axes");
+    const std::string p = c.scope + "/ReduceLogSumExp";
+    std::string max = emit.Reduce("Max", p + "/Max", x.tensor, axes, true);
+    std::string e = emit.Unary("Exp", p + "/Exp", emit.Binary("Sub", p + "/sub", x.tensor, max));
+    std::string lse = emit.Binary(
+        "AddV2", p + "/add",
+        emit.Unary("Log", p + "/Log", emit.Reduce("Sum", p + "/Sum", e, axes, true)), max);
+    out->push_back(Value{
+        emit.Unary("Exp", c.scope + "/Exp", emit.Binary("Sub", c.scope + "/sub", x.tensor, lse)),
+        x.shape});
+    return Status::OK();
   }
+  if (axis.is_array()) axis = axis[0];
   GRT_ASSIGN_OR_RETURN(int axis_index, NormAxis(JsonInt(axis), x.rank()));
   out->push_back(
       Value{Softmax(emit, c.scope + "/Softmax", x.tensor, axis_index, x.rank()), x.shape});

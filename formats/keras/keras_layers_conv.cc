@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "runtime/core/attr_util.h"
+#include "runtime/core/str_util.h"
 
 namespace graphrt {
 namespace keras {
@@ -148,8 +149,10 @@ Status Conv(LayerCall& c, std::vector<Value>* out) {
   std::vector<int64_t> dl = GetWindow(cfg, "dilation_rate", n, 1);
   std::string padding = Get<std::string>(cfg, "padding", "valid");
   int64_t groups = Get<int64_t>(cfg, "groups", 1);
-  if (groups != 1) return Unimplemented("grouped convolution (groups=", groups, ")");
   int64_t in_ch = x.shape.back();
+  if (groups < 1 || (groups > 1 && (in_ch <= 0 || in_ch % groups != 0))) {
+    return InvalidArgument("groups ", groups, " for ", in_ch, " input channels");
+  }
   std::string input = x.tensor;
   if (padding == "causal") {
     // Left padding of (k-1)*d, then a valid convolution.
@@ -191,16 +194,60 @@ Status Conv(LayerCall& c, std::vector<Value>* out) {
     SetNodeAttr(node, "explicit_paddings", std::vector<int64_t>{});
     return node->name();
   };
-  auto depthwise_conv = [&](const std::string& name, const std::string& in,
-                            const std::string& filter) {
+  auto depthwise_native = [&](const std::string& name, const std::string& in,
+                              const std::string& filter, const std::vector<int64_t>& d,
+                              const std::string& pad) {
     NodeDef* node = emit.Add("DepthwiseConv2dNative", name, {in, filter});
     SetNodeAttr(node, "T", kFloat);
     SetNodeAttr(node, "strides", strides);
-    SetNodeAttr(node, "dilations", dilations);
-    SetNodeAttr(node, "padding", tf_pad);
+    SetNodeAttr(node, "dilations", d);
+    SetNodeAttr(node, "padding", pad);
     SetNodeAttr(node, "data_format", "NHWC");
     SetNodeAttr(node, "explicit_paddings", std::vector<int64_t>{});
     return node->name();
+  };
+  const int64_t hw[2] = {one_d ? 1 : x.shape[1], one_d ? x.shape[1] : x.shape[2]};
+  auto depthwise_conv = [&](const std::string& name, const std::string& in,
+                            const std::string& filter) {
+    bool dilated = dilations[1] > 1 || dilations[2] > 1;
+    bool strided = strides[1] > 1 || strides[2] > 1;
+    if (!dilated || strided || hw[0] < 0 || hw[1] < 0) {
+      return depthwise_native(name, in, filter, dilations, tf_pad);
+    }
+    // TensorFlow's CPU kernel has no dilations; tf.nn.depthwise_conv2d runs them as
+    // with_space_to_batch does: padded to a multiple of the rate, SpaceToBatchND, an undilated
+    // VALID convolution, BatchToSpaceND cropping the extra padding.
+    std::vector<int32_t> block, pads, crops;
+    for (int i = 0; i < 2; ++i) {
+      int64_t rate = dilations[1 + i], k = kh_kw[i];
+      int64_t extra = tf_pad == "SAME" ? (k - 1) * rate : 0;
+      int64_t start = extra / 2, end = extra - extra / 2;
+      int64_t full = hw[i] + start + end;
+      int64_t end_extra = (rate - full % rate) % rate;
+      block.push_back(static_cast<int32_t>(rate));
+      pads.insert(pads.end(), {static_cast<int32_t>(start), static_cast<int32_t>(end + end_extra)});
+      crops.insert(crops.end(), {0, static_cast<int32_t>(end_extra)});
+    }
+    auto pairs = [&](const std::string& n, const std::vector<int32_t>& v) {
+      Tensor t(kInt32, TensorShape({2, 2}));
+      std::copy(v.begin(), v.end(), t.data<int32_t>());
+      return emit.Const(n, t);
+    };
+    NodeDef* s2b =
+        emit.Add("SpaceToBatchND", name + "/SpaceToBatchND",
+                 {in, emit.Ints(name + "/block_shape", block), pairs(name + "/paddings", pads)});
+    SetNodeAttr(s2b, "T", kFloat);
+    SetNodeAttr(s2b, "Tblock_shape", kInt32);
+    SetNodeAttr(s2b, "Tpaddings", kInt32);
+    std::string y =
+        depthwise_native(name, s2b->name(), filter, std::vector<int64_t>{1, 1, 1, 1}, "VALID");
+    NodeDef* b2s =
+        emit.Add("BatchToSpaceND", name + "/BatchToSpaceND",
+                 {y, emit.Ints(name + "/block_shape_1", block), pairs(name + "/crops", crops)});
+    SetNodeAttr(b2s, "T", kFloat);
+    SetNodeAttr(b2s, "Tblock_shape", kInt32);
+    SetNodeAttr(b2s, "Tcrops", kInt32);
+    return b2s->name();
   };
   Shape out_shape = x.shape;
   for (int i = 0; i < n; ++i) {
@@ -230,11 +277,34 @@ Status Conv(LayerCall& c, std::vector<Value>* out) {
     out_ch = pk.dim_size(pk.dims() - 1);
   } else {
     int64_t filters = Get<int64_t>(cfg, "filters", Get<int64_t>(cfg, "nb_filter", -1));
-    Shape kshape = one_d ? Shape{ks[0], in_ch, filters} : Shape{ks[0], ks[1], in_ch, filters};
+    int64_t group_in = groups > 1 ? in_ch / groups : in_ch;
+    Shape kshape = one_d ? Shape{ks[0], group_in, filters} : Shape{ks[0], ks[1], group_in, filters};
     GRT_ASSIGN_OR_RETURN(Tensor k, c.weights->Next("kernel", kshape));
-    y = conv2d(c.scope + "/Conv2D", input, emit.Weight(c.scope + "/kernel", conv_kernel(k)),
-               strides, dilations, tf_pad);
     out_ch = k.dim_size(k.dims() - 1);
+    std::string kernel = emit.Weight(c.scope + "/kernel", conv_kernel(k));
+    if (groups == 1) {
+      y = conv2d(c.scope + "/Conv2D", input, kernel, strides, dilations, tf_pad);
+    } else {
+      // TensorFlow's CPU Conv2D has no groups (Keras compiles them with XLA): one convolution
+      // per group, on its slice of the input channels and of the filters.
+      if (out_ch % groups != 0) {
+        return InvalidArgument("groups ", groups, " for ", out_ch, " filters");
+      }
+      auto split = [&](const std::string& name, const std::string& t) {
+        NodeDef* node = emit.Add("Split", name, {emit.Int(name + "/axis", 3), t});
+        SetNodeAttr(node, "T", kFloat);
+        SetNodeAttr(node, "num_split", groups);
+        return node->name();
+      };
+      std::string xs = split(c.scope + "/split", input);
+      std::string ws = split(c.scope + "/split_kernel", kernel);
+      std::vector<std::string> parts;
+      for (int64_t i = 0; i < groups; ++i) {
+        parts.push_back(conv2d(c.scope + StrCat("/Conv2D_", i), StrCat(xs, ":", i),
+                               StrCat(ws, ":", i), strides, dilations, tf_pad));
+      }
+      y = emit.Concat(c.scope + "/concat", parts, 3);
+    }
   }
   if (Get<bool>(cfg, "use_bias", true)) {
     GRT_ASSIGN_OR_RETURN(Tensor bias, c.weights->Next("bias", {out_ch}));
