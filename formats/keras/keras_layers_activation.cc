@@ -43,6 +43,28 @@ StatusOr<std::string> Activate(Emitter& emit, const std::string& scope, const st
     y = emit.Binary("Mul", p + "/mul", x, y);
     return emit.Binary("Mul", p, emit.Float(p + "/half", 0.5f), y);
   }
+  if (name.rfind(kActivationLayerPrefix, 0) == 0) {
+    // The activation layer's own builder on `x`, whose shape is not known here.
+    Json spec = Json::parse(name.substr(sizeof(kActivationLayerPrefix) - 1));
+    LayerCall c;
+    c.class_name = spec["class_name"].get<std::string>();
+    c.config = &spec["config"];
+    c.name = layer;
+    c.scope = scope + "/activation";
+    c.inputs = {Value{x, Shape{}}};
+    c.emit = &emit;
+    if (c.class_name == "Softmax") {
+      Json axis = c.config->value("axis", Json(-1));
+      if (axis.is_array() && axis.size() == 1) axis = axis[0];
+      if (axis != Json(-1)) {
+        return Unimplemented("layer '", layer, "': activation Softmax(axis=", axis.dump(), ")");
+      }
+      return Softmax(emit, c.scope, x, -1, -1);
+    }
+    std::vector<Value> out;
+    GRT_RETURN_IF_ERROR(LayerBuilders().at(c.class_name)(c, &out));
+    return out.at(0).tensor;
+  }
   if (name == "mish") {
     std::string y = emit.Unary("Tanh", p + "/tanh", emit.Unary("Softplus", p + "/softplus", x));
     return emit.Binary("Mul", p, x, y);

@@ -139,7 +139,18 @@ Status DotLayer(LayerCall& c, std::vector<Value>* out) {
     out->push_back(Value{y, {a.shape[0], 1}});
     return Status::OK();
   }
-  if (a.rank() != 3 || b.rank() != 3) {
+  // Keras's batch_dot: a rank-2 input gains an axis of size 1 (a as [B, 1, K], b as [B, K, 1])
+  // that is squeezed from the result.
+  int squeeze = -1;
+  if (a.rank() == 2 && b.rank() == 3) {
+    a = Value{emit.ExpandDims(c.scope + "/ExpandDims", a.tensor, 1), {a.shape[0], 1, a.shape[1]}};
+    ax = 2;
+    squeeze = 1;
+  } else if (a.rank() == 3 && b.rank() == 2) {
+    b = Value{emit.ExpandDims(c.scope + "/ExpandDims", b.tensor, 2), {b.shape[0], b.shape[1], 1}};
+    bx = 1;
+    squeeze = 2;
+  } else if (a.rank() != 3 || b.rank() != 3) {
     return Unimplemented("Dot of inputs of rank ", a.rank(), " and ", b.rank());
   }
   // [B, M, K] x [B, K, N]: move a's contracted axis last and b's to the middle.
@@ -148,6 +159,11 @@ Status DotLayer(LayerCall& c, std::vector<Value>* out) {
   SetNodeAttr(n, "adj_x", ax == 1);
   SetNodeAttr(n, "adj_y", bx == 2);
   int64_t m = a.shape[ax == 1 ? 2 : 1], k = b.shape[bx == 2 ? 1 : 2];
+  if (squeeze > 0) {
+    Shape shape = {a.shape[0], squeeze == 1 ? k : m};
+    out->push_back(Value{emit.Squeeze(c.scope + "/Squeeze", n->name(), {squeeze}), shape});
+    return Status::OK();
+  }
   out->push_back(Value{n->name(), {a.shape[0], m, k}});
   return Status::OK();
 }

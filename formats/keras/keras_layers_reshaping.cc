@@ -178,6 +178,10 @@ Status UpSampling(LayerCall& c, std::vector<Value>* out) {
     op = "ResizeNearestNeighbor";
   } else if (interpolation == "bilinear") {
     op = "ResizeBilinear";
+  } else if (interpolation == "bicubic") {
+    op = "ResizeBicubic";
+  } else if (interpolation == "area") {
+    op = "ResizeArea";
   } else {
     return Unimplemented("UpSampling2D interpolation '", interpolation, "'");
   }
@@ -185,7 +189,8 @@ Status UpSampling(LayerCall& c, std::vector<Value>* out) {
       emit.Add(op, c.scope + "/" + op, {x.tensor, emit.Ints(c.scope + "/size", {h, w})});
   SetNodeAttr(node, "T", kFloat);
   SetNodeAttr(node, "align_corners", false);
-  SetNodeAttr(node, "half_pixel_centers", true);
+  // As tf.image.resize: half-pixel centers, except for ResizeArea, which has no such attr.
+  if (op != "ResizeArea") SetNodeAttr(node, "half_pixel_centers", true);
   out->push_back(Value{node->name(), {x.shape[0], h, w, x.shape[3]}});
   return Status::OK();
 }

@@ -520,6 +520,7 @@ Status ModelWalker::CallLayer(const Json& layer, const std::string& scope,
                                                   "ELU",
                                                   "ThresholdedReLU",
                                                   "BatchNormalization",
+                                                  "SyncBatchNormalization",
                                                   "LayerNormalization",
                                                   "UnitNormalization",
                                                   "TimeDistributed"};
