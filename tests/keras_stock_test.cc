@@ -1,9 +1,9 @@
 // Stock tf-keras layers and options against Keras: the models made by
 // tests/fixtures/gen_keras_stock.py (Identity, LocallyConnected1D/2D in tf-keras's three
-// implementations, SpectralNormalization, SyncBatchNormalization, RandomFourierFeatures, and
-// options of the other layers: grouped convolutions, normalization over several axes, activation
-// options, asymmetric padding, broadcasting merges, ...), their `graphrt convert` SavedModels,
-// and the errors that must name the layer.
+// implementations, SpectralNormalization, SyncBatchNormalization, RandomFourierFeatures,
+// HashedCrossing, and options of the other layers: grouped convolutions, normalization over
+// several axes, activation options, asymmetric padding, broadcasting merges, ...), their
+// `graphrt convert` SavedModels, and the errors that must name the layer.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -25,7 +25,7 @@ using Json = nlohmann::json;
 std::string Dir() { return testing::SourceDir() + "/tests/fixtures/keras_stock"; }
 
 // What gen_keras_stock.py wrote.
-constexpr int kCases = 70;
+constexpr int kCases = 73;
 constexpr int kErrorCases = 2;
 
 TEST(KerasStock, EveryModelMatchesKeras) { testing::ExpectKerasCasesMatch(Dir(), kCases); }
@@ -78,6 +78,8 @@ TEST(KerasStock, MalformedConfigsNameTheLayer) {
       model("BatchNormalization", R"("axis": [0, 2])"),
       model("Softmax", R"("axis": [1, 5])"),
       model("DenseFeatures", R"("feature_columns": [])"),
+      model("HashedCrossing", R"("num_bins": 4)"),  // one input
+      model("RandomFourierFeatures", R"("output_dim": 0)"),
   };
   const std::string path = ::testing::TempDir() + "/keras_stock_bad_config.json";
   for (const std::string& config : configs) {

@@ -197,6 +197,7 @@ Status DotLayer(LayerCall& c, std::vector<Value>* out);
 Status LocallyConnected(LayerCall& c, std::vector<Value>* out);
 Status SpectralNormalization(LayerCall& c, std::vector<Value>* out);
 Status RandomFourierFeatures(LayerCall& c, std::vector<Value>* out);
+Status HashedCrossing(LayerCall& c, std::vector<Value>* out);
 // DenseFeatures, SequenceFeatures: refused with the reason.
 Status FeatureColumnLayer(LayerCall& c, std::vector<Value>* out);
 

@@ -99,6 +99,7 @@ const std::map<std::string, LayerFn>& LayerBuilders() {
       {"LocallyConnected2D", &LocallyConnected},
       {"SpectralNormalization", &SpectralNormalization},
       {"RandomFourierFeatures", &RandomFourierFeatures},
+      {"HashedCrossing", &HashedCrossing},
       {"DenseFeatures", &FeatureColumnLayer},
       {"SequenceFeatures", &FeatureColumnLayer},
       {"Sequential", &NestedModel},

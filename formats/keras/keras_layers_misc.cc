@@ -294,6 +294,105 @@ Status RandomFourierFeatures(LayerCall& c, std::vector<Value>* out) {
   return Status::OK();
 }
 
+// tf-keras: tf.sparse.cross_hashed of the inputs (each a batch of scalars, [B] or [B, 1]) to
+// a dense [B, 1] (or [B]) of bins, then the output mode: "int" (cast to the layer's dtype) or
+// "one_hot" (a binary bincount to [B, num_bins] floats).
+Status HashedCrossing(LayerCall& c, std::vector<Value>* out) {
+  Emitter& emit = *c.emit;
+  const Json& cfg = *c.config;
+  constexpr DataType kInt64 = ::tensorflow::DT_INT64;
+  constexpr DataType kString = ::tensorflow::DT_STRING;
+  if (c.inputs.size() < 2) return InvalidArgument("HashedCrossing of ", c.inputs.size(), " input");
+  int64_t bins = Get<int64_t>(cfg, "num_bins", -1);
+  if (bins <= 0) return InvalidArgument("num_bins ", bins);
+  std::string mode = Get<std::string>(cfg, "output_mode", "int");
+  if (mode != "int" && mode != "one_hot") return InvalidArgument("output_mode '", mode, "'");
+  if (Get<bool>(cfg, "sparse", false)) return Unimplemented("sparse outputs");
+  const int rank = c.inputs[0].rank();
+  std::vector<std::string> dense;
+  std::vector<DataType> types;
+  // As tf.sparse.cross_hashed: the internal type is int64 when any input holds integers.
+  bool all_strings = true;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const Value& v = c.inputs[i];
+    if (v.rank() != rank || rank < 1 || rank > 2 || (rank == 2 && v.shape[1] != 1)) {
+      return InvalidArgument("inputs must all be [batch] or [batch, 1], got ",
+                             ShapeString(v.shape));
+    }
+    std::string t = v.tensor;
+    DataType type = v.dtype;
+    if (type == kInt32) {
+      NodeDef* cast = emit.Add("Cast", c.scope + StrCat("/Cast_", i), {t});
+      SetNodeAttr(cast, "SrcT", kInt32);
+      SetNodeAttr(cast, "DstT", kInt64);
+      SetNodeAttr(cast, "Truncate", false);
+      t = cast->name();
+      type = kInt64;
+    } else if (type != kInt64 && type != kString) {
+      return InvalidArgument("input ", i, " is not of integers or strings");
+    }
+    all_strings = all_strings && type == kString;
+    if (rank == 1) {
+      NodeDef* e = emit.Add("ExpandDims", c.scope + StrCat("/ExpandDims_", i),
+                            {t, emit.Int(c.scope + StrCat("/ExpandDims_", i, "/dim"), -1)});
+      SetNodeAttr(e, "T", type);
+      SetNodeAttr(e, "Tdim", kInt32);
+      t = e->name();
+    }
+    dense.push_back(t);
+    types.push_back(type);
+  }
+  const std::string p = c.scope + "/SparseCross";
+  NodeDef* cross = emit.Add("SparseCross", p, dense);
+  SetNodeAttr(cross, "N", 0);
+  SetNodeAttr(cross, "hashed_output", true);
+  SetNodeAttr(cross, "num_buckets", bins);
+  SetNodeAttr(cross, "hash_key", int64_t{0xDECAFCAFFE});  // tf.sparse's default
+  SetNodeAttr(cross, "sparse_types", std::vector<DataType>{});
+  SetNodeAttr(cross, "dense_types", types);
+  SetNodeAttr(cross, "out_type", kInt64);
+  SetNodeAttr(cross, "internal_type", all_strings ? kString : kInt64);
+  NodeDef* zero = emit.Add("Const", p + "/default", {});
+  SetNodeAttr(zero, "dtype", kInt64);
+  SetNodeAttr(zero, "value", Tensor::Scalar<int64_t>(0));
+  NodeDef* to_dense = emit.Add("SparseToDense", c.scope + "/SparseToDense",
+                               {p + ":0", p + ":2", p + ":1", zero->name()});
+  SetNodeAttr(to_dense, "T", kInt64);
+  SetNodeAttr(to_dense, "Tindices", kInt64);
+  SetNodeAttr(to_dense, "validate_indices", true);
+  // one_hot counts each row's bin: [B, 1] whatever the inputs' rank.
+  std::vector<int32_t> shape =
+      rank == 2 || mode == "one_hot" ? std::vector<int32_t>{-1, 1} : std::vector<int32_t>{-1};
+  std::string y = emit.Reshape(c.scope + "/Reshape", to_dense->name(),
+                               emit.Ints(c.scope + "/shape", shape), kInt64);
+  const int64_t batch = c.inputs[0].shape[0];
+  if (mode == "one_hot") {
+    NodeDef* size = emit.Add("Const", c.scope + "/bincount/size", {});
+    SetNodeAttr(size, "dtype", kInt64);
+    SetNodeAttr(size, "value", Tensor::Scalar<int64_t>(bins));
+    NodeDef* bc =
+        emit.Add("DenseBincount", c.scope + "/bincount",
+                 {y, size->name(),
+                  emit.Const(c.scope + "/bincount/weights", Tensor(kFloat, TensorShape({0})))});
+    SetNodeAttr(bc, "Tidx", kInt64);
+    SetNodeAttr(bc, "T", kFloat);
+    SetNodeAttr(bc, "binary_output", true);
+    out->push_back(Value{bc->name(), {batch, bins}, kFloat});
+    return Status::OK();
+  }
+  Shape out_shape = rank == 2 ? Shape{batch, 1} : Shape{batch};
+  if (Get<std::string>(cfg, "dtype", "int64") == "int32") {
+    NodeDef* cast = emit.Add("Cast", c.scope + "/Cast", {y});
+    SetNodeAttr(cast, "SrcT", kInt64);
+    SetNodeAttr(cast, "DstT", kInt32);
+    SetNodeAttr(cast, "Truncate", false);
+    out->push_back(Value{cast->name(), out_shape, kInt32});
+    return Status::OK();
+  }
+  out->push_back(Value{emit.Identity(c.scope + "/Identity", y, kInt64), out_shape, kInt64});
+  return Status::OK();
+}
+
 Status FeatureColumnLayer(LayerCall& c, std::vector<Value>*) {
   return Unimplemented(c.class_name,
                        " builds its output from tf.feature_column objects, which the .h5 file "
