@@ -94,6 +94,8 @@ const std::map<std::string, LayerFn>& LayerBuilders() {
       {"GroupNormalization", &GroupNorm},
       {"UnitNormalization", &UnitNorm},
       {"Identity", &IdentityLayer},
+      {"AddLoss", &IdentityLayer},  // model.add_loss: nothing at inference
+      {"AddMetric", &IdentityLayer},
       {"SyncBatchNormalization", &BatchNorm},
       {"LocallyConnected1D", &LocallyConnected},
       {"LocallyConnected2D", &LocallyConnected},

@@ -1,6 +1,7 @@
 // Merging layers: Add, Subtract, Multiply, Average, Maximum, Minimum, Concatenate, Dot.
 #include "formats/keras/keras_builder_internal.h"
 
+#include <algorithm>
 #include <map>
 
 #include "runtime/core/attr_util.h"
@@ -35,11 +36,21 @@ Status Merge(LayerCall& c, std::vector<Value>* out) {
   static const std::map<std::string, std::string> kOps = {
       {"Add", "AddV2"},     {"Subtract", "Sub"},    {"Multiply", "Mul"},
       {"Average", "AddV2"}, {"Maximum", "Maximum"}, {"Minimum", "Minimum"}};
-  std::string y = c.inputs[0].tensor;
-  Shape shape = c.inputs[0].shape;
-  for (size_t i = 1; i < c.inputs.size(); ++i) {
-    y = emit.Binary(kOps.at(cls), c.scope + "/" + kOps.at(cls), y, c.inputs[i].tensor);
-    shape = BroadcastShape(shape, c.inputs[i].shape);
+  // Keras's _Merge.call: inputs of lower rank gain axes of size 1 after the batch axis.
+  int max_rank = 0;
+  for (const Value& v : c.inputs) max_rank = std::max(max_rank, v.rank());
+  std::vector<Value> xs = c.inputs;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    while (xs[i].rank() < max_rank && xs[i].rank() > 0) {
+      xs[i].tensor = emit.ExpandDims(c.scope + StrCat("/ExpandDims_", i), xs[i].tensor, 1);
+      xs[i].shape.insert(xs[i].shape.begin() + 1, 1);
+    }
+  }
+  std::string y = xs[0].tensor;
+  Shape shape = xs[0].shape;
+  for (size_t i = 1; i < xs.size(); ++i) {
+    y = emit.Binary(kOps.at(cls), c.scope + "/" + kOps.at(cls), y, xs[i].tensor);
+    shape = BroadcastShape(shape, xs[i].shape);
   }
   if (cls == "Average") {
     y = emit.Binary("RealDiv", c.scope + "/truediv", y,
