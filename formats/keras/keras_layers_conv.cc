@@ -23,8 +23,9 @@ int64_t ConvOut(int64_t in, int64_t k, int64_t stride, int64_t dilation, const s
 namespace {
 
 // Conv2DTranspose as a plain convolution: the input spread out by the strides (zeros between
-// pixels), padded by kernel-1 on each side, convolved with the kernel flipped in space and with
-// its channel axes swapped, then cropped to Keras's output size.
+// pixels), padded by the dilated kernel's size - 1 on each side, convolved (with the dilation)
+// with the kernel flipped in space and with its channel axes swapped, then cropped to Keras's
+// output size.
 StatusOr<std::string> ConvTranspose(LayerCall& c, const Value& x, int64_t* out_ch,
                                     Shape* out_shape) {
   Emitter& emit = *c.emit;
@@ -33,7 +34,6 @@ StatusOr<std::string> ConvTranspose(LayerCall& c, const Value& x, int64_t* out_c
   std::vector<int64_t> st = GetWindow(cfg, "strides", 2, 1);
   std::vector<int64_t> dl = GetWindow(cfg, "dilation_rate", 2, 1);
   std::string padding = Get<std::string>(cfg, "padding", "valid");
-  if (dl[0] != 1 || dl[1] != 1) return Unimplemented("Conv2DTranspose with dilation");
   bool has_output_padding = cfg.contains("output_padding") && !cfg["output_padding"].is_null();
   std::vector<int64_t> output_padding = GetInts(cfg, "output_padding", 2, 0);
   int64_t h = x.shape[1], w = x.shape[2], in_ch = x.shape[3];
@@ -82,18 +82,19 @@ StatusOr<std::string> ConvTranspose(LayerCall& c, const Value& x, int64_t* out_c
     SetNodeAttr(slice, "Index", kInt32);
     y = slice->name();
   }
-  // Output size and where it starts in the full (kernel-1 padded) result.
-  int64_t full[2] = {dh + ks[0] - 1, dw + ks[1] - 1};
+  // Output size and where it starts in the full (dilated kernel-1 padded) result.
+  const int64_t dk[2] = {(ks[0] - 1) * dl[0] + 1, (ks[1] - 1) * dl[1] + 1};
+  int64_t full[2] = {dh + dk[0] - 1, dw + dk[1] - 1};
   int64_t size[2], begin[2];
   for (int i = 0; i < 2; ++i) {
     int64_t in = i == 0 ? h : w;
     // Keras's deconv_output_length; TensorFlow then pads as the forward convolution from
     // `size` to `in` would (SAME: half the excess before).
     if (has_output_padding) {
-      int64_t pad = padding == "same" ? ks[i] / 2 : 0;
-      size[i] = (in - 1) * st[i] + ks[i] - 2 * pad + output_padding[i];
+      int64_t pad = padding == "same" ? dk[i] / 2 : 0;
+      size[i] = (in - 1) * st[i] + dk[i] - 2 * pad + output_padding[i];
     } else {
-      size[i] = padding == "same" ? in * st[i] : full[i];
+      size[i] = padding == "same" ? in * st[i] : in * st[i] + std::max<int64_t>(dk[i] - st[i], 0);
     }
     begin[i] = padding == "same" ? std::max<int64_t>(full[i] - size[i], 0) / 2 : 0;
   }
@@ -101,8 +102,8 @@ StatusOr<std::string> ConvTranspose(LayerCall& c, const Value& x, int64_t* out_c
   std::fill(pads.data<int32_t>(), pads.data<int32_t>() + 8, 0);
   for (int i = 0; i < 2; ++i) {
     int64_t extra = std::max<int64_t>(0, begin[i] + size[i] - full[i]);
-    pads.data<int32_t>()[2 + 2 * i] = static_cast<int32_t>(ks[i] - 1);
-    pads.data<int32_t>()[3 + 2 * i] = static_cast<int32_t>(ks[i] - 1 + extra);
+    pads.data<int32_t>()[2 + 2 * i] = static_cast<int32_t>(dk[i] - 1);
+    pads.data<int32_t>()[3 + 2 * i] = static_cast<int32_t>(dk[i] - 1 + extra);
   }
   NodeDef* pad = emit.Add("Pad", p + "/pad", {y, emit.Const(p + "/paddings", pads)});
   SetNodeAttr(pad, "T", kFloat);
@@ -110,7 +111,7 @@ StatusOr<std::string> ConvTranspose(LayerCall& c, const Value& x, int64_t* out_c
   NodeDef* conv = emit.Add("Conv2D", p, {pad->name(), emit.Weight(c.scope + "/kernel", flipped)});
   SetNodeAttr(conv, "T", kFloat);
   SetNodeAttr(conv, "strides", std::vector<int64_t>{1, 1, 1, 1});
-  SetNodeAttr(conv, "dilations", std::vector<int64_t>{1, 1, 1, 1});
+  SetNodeAttr(conv, "dilations", std::vector<int64_t>{1, dl[0], dl[1], 1});
   SetNodeAttr(conv, "padding", "VALID");
   SetNodeAttr(conv, "data_format", "NHWC");
   SetNodeAttr(conv, "use_cudnn_on_gpu", true);
