@@ -198,7 +198,7 @@ Status LocallyConnected(LayerCall& c, std::vector<Value>* out);
 Status SpectralNormalization(LayerCall& c, std::vector<Value>* out);
 Status RandomFourierFeatures(LayerCall& c, std::vector<Value>* out);
 Status HashedCrossing(LayerCall& c, std::vector<Value>* out);
-// DenseFeatures, SequenceFeatures: refused with the reason.
+// DenseFeatures of numeric columns; other feature columns and SequenceFeatures refused.
 Status FeatureColumnLayer(LayerCall& c, std::vector<Value>* out);
 
 // keras_rnn.cc

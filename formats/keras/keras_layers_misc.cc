@@ -90,6 +90,12 @@ std::string DenseLocal(Emitter& emit, const std::string& p, const std::string& x
 // Sizes from 0 to 2^31-1 (int32 shapes and indices).
 bool FitsInt32(int64_t v) { return v >= 0 && v <= int64_t{0x7fffffff}; }
 
+// `v` as float, reshaped to [batch, elems].
+std::string FlatFloat(LayerCall& c, const std::string& p, const Value& v, int64_t elems) {
+  return c.emit->Reshape(p + "/Reshape", ToFloat(*c.emit, p, v),
+                         c.emit->Ints(p + "/shape", {-1, static_cast<int32_t>(elems)}));
+}
+
 }  // namespace
 
 Status LocallyConnected(LayerCall& c, std::vector<Value>* out) {
@@ -393,11 +399,52 @@ Status HashedCrossing(LayerCall& c, std::vector<Value>* out) {
   return Status::OK();
 }
 
-Status FeatureColumnLayer(LayerCall& c, std::vector<Value>*) {
-  return Unimplemented(c.class_name,
-                       " builds its output from tf.feature_column objects, which the .h5 file "
-                       "holds only as Python-serialized configs; feed the features through "
-                       "Input layers and stock preprocessing layers instead");
+// DenseFeatures of numeric columns only: each feature cast to float and flattened to
+// [batch, prod(shape)], concatenated in the order of the columns' names. The walker hands a dict
+// of inputs over in the order of its keys, which for numeric columns are the columns' names.
+Status FeatureColumnLayer(LayerCall& c, std::vector<Value>* out) {
+  auto refuse = [&](const std::string& why) {
+    return Unimplemented(c.class_name, " of ", why,
+                         " (graphrt runs DenseFeatures of numeric columns only; rebuild the model "
+                         "with Input layers and Keras preprocessing layers)");
+  };
+  if (c.class_name != "DenseFeatures") return refuse("sequence feature columns");
+  GRT_ASSIGN_OR_RETURN(const Json* columns, Member(*c.config, "feature_columns", c.name));
+  if (!columns->is_array() || columns->empty()) return refuse("no feature columns");
+  std::vector<std::pair<std::string, int64_t>> numeric;  // key, elements per example
+  for (const Json& col : *columns) {
+    std::string cls = Get<std::string>(col, "class_name", "");
+    if (cls != "NumericColumn") return refuse(StrCat("a ", cls, " column"));
+    GRT_ASSIGN_OR_RETURN(const Json* cfg, Member(col, "config", c.name));
+    if (cfg->contains("normalizer_fn") && !(*cfg)["normalizer_fn"].is_null()) {
+      return refuse("a numeric column with a normalizer_fn");
+    }
+    int64_t elems = 1;
+    for (int64_t d : GetWindow(*cfg, "shape", 0, 1)) elems *= d;
+    numeric.emplace_back(Get<std::string>(*cfg, "key", ""), elems);
+  }
+  std::sort(numeric.begin(), numeric.end());
+  if (numeric.size() != c.inputs.size()) {
+    return refuse(StrCat(numeric.size(), " columns fed ", c.inputs.size(), " features"));
+  }
+  std::vector<std::string> parts;
+  int64_t total = 0;
+  for (size_t i = 0; i < numeric.size(); ++i) {
+    const Value& v = c.inputs[i];
+    const int64_t elems = numeric[i].second;
+    int64_t have = 1;
+    for (int d = 1; d < v.rank(); ++d) have = v.shape[d] < 0 || have < 0 ? -1 : have * v.shape[d];
+    if (have >= 0 && have != elems) {
+      return InvalidArgument("feature '", numeric[i].first, "' of shape ", ShapeString(v.shape),
+                             " for a numeric column of ", elems, " values");
+    }
+    const std::string p = c.scope + "/" + numeric[i].first;
+    parts.push_back(FlatFloat(c, p, v, elems));
+    total += elems;
+  }
+  out->push_back(
+      Value{c.emit->Concat(c.scope + "/concat", parts, 1), {c.inputs[0].shape[0], total}});
+  return Status::OK();
 }
 
 }  // namespace internal
