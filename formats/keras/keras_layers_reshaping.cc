@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "runtime/core/attr_util.h"
+#include "runtime/core/str_util.h"
 
 namespace graphrt {
 namespace keras {
@@ -45,19 +46,32 @@ Status ReshapeLayer(LayerCall& c, std::vector<Value>* out) {
     dims.push_back(static_cast<int32_t>(d));
     shape.push_back(d >= 0 ? d : (total >= 0 && known > 0 ? total / known : -1));
   }
-  // With the batch as -1 a second -1 is not allowed: fill it from the known total.
+  // With the batch as -1 a second -1 is not allowed: fill it from the known total, or (an input
+  // of unknown size) take the batch from the input's shape.
+  bool dynamic = false;
   if (std::count(target.begin(), target.end(), -1) > 0) {
     for (size_t i = 1; i < dims.size(); ++i) {
       if (dims[i] < 0) {
         if (shape[i] < 0) {
-          return Unimplemented("Reshape with an unknown dimension on an input of unknown size");
+          dynamic = true;
+        } else {
+          dims[i] = static_cast<int32_t>(shape[i]);
         }
-        dims[i] = static_cast<int32_t>(shape[i]);
       }
     }
   }
-  std::string y =
-      emit.Reshape(c.scope + "/Reshape", x.tensor, emit.Ints(c.scope + "/shape", dims), x.dtype);
+  std::string target_shape;
+  if (dynamic) {
+    std::vector<std::string> parts = {
+        emit.Element(c.scope + "/batch", emit.ShapeOf(c.scope + "/Shape", x.tensor, x.dtype), 0)};
+    for (size_t i = 1; i < dims.size(); ++i) {
+      parts.push_back(emit.Int(c.scope + StrCat("/dim", i), dims[i]));
+    }
+    target_shape = emit.Pack(c.scope + "/shape", parts, kInt32);
+  } else {
+    target_shape = emit.Ints(c.scope + "/shape", dims);
+  }
+  std::string y = emit.Reshape(c.scope + "/Reshape", x.tensor, target_shape, x.dtype);
   out->push_back(Value{y, shape, x.dtype});
   return Status::OK();
 }
@@ -155,24 +169,49 @@ Status UpSampling(LayerCall& c, std::vector<Value>* out) {
   const Value& x = c.inputs[0];
   if (c.class_name == "UpSampling1D") {
     // Each step repeated `size` times: [B, T, C] -> [B, T, 1, C] -> tile -> [B, T*size, C].
-    int32_t size = Get<int32_t>(*c.config, "size", 2);
-    if (x.shape[1] < 0 || x.shape[2] < 0) return Unimplemented("UpSampling1D of unknown length");
+    int32_t size = static_cast<int32_t>(GetWindow(*c.config, "size", 1, 2)[0]);
+    if (x.shape[2] < 0) return Unimplemented("UpSampling1D of unknown channels");
     std::string y = emit.ExpandDims(c.scope + "/ExpandDims", x.tensor, 2);
     NodeDef* tile = emit.Add("Tile", c.scope + "/Tile",
                              {y, emit.Ints(c.scope + "/multiples", {1, 1, size, 1})});
     SetNodeAttr(tile, "T", kFloat);
     SetNodeAttr(tile, "Tmultiples", kInt32);
-    int32_t len = static_cast<int32_t>(x.shape[1] * size);
+    // The batch from the input's shape, the length as -1: the length may be unknown.
+    std::string batch =
+        emit.Element(c.scope + "/batch", emit.ShapeOf(c.scope + "/Shape", x.tensor), 0);
     y = emit.Reshape(c.scope + "/Reshape", tile->name(),
-                     emit.Ints(c.scope + "/shape", {-1, len, static_cast<int32_t>(x.shape[2])}));
+                     emit.Pack(c.scope + "/shape",
+                               {batch, emit.Int(c.scope + "/length", -1),
+                                emit.Int(c.scope + "/channels", static_cast<int32_t>(x.shape[2]))},
+                               kInt32));
+    int64_t len = x.shape[1] < 0 ? -1 : x.shape[1] * size;
     out->push_back(Value{y, {x.shape[0], len, x.shape[2]}});
     return Status::OK();
   }
   std::vector<int64_t> size = GetWindow(*c.config, "size", 2, 2);
   std::string interpolation = Get<std::string>(*c.config, "interpolation", "nearest");
-  if (x.shape[1] < 0 || x.shape[2] < 0) return Unimplemented("UpSampling2D of unknown size");
-  int32_t h = static_cast<int32_t>(x.shape[1] * size[0]);
-  int32_t w = static_cast<int32_t>(x.shape[2] * size[1]);
+  int64_t h = x.shape[1] < 0 ? -1 : x.shape[1] * size[0];
+  int64_t w = x.shape[2] < 0 ? -1 : x.shape[2] * size[1];
+  std::string new_size;
+  if (h < 0 || w < 0) {
+    // An input of unknown size: its [H, W] from its shape, times the factors.
+    NodeDef* hw =
+        emit.Add("StridedSlice", c.scope + "/hw",
+                 {emit.ShapeOf(c.scope + "/Shape", x.tensor), emit.Ints(c.scope + "/hw/begin", {1}),
+                  emit.Ints(c.scope + "/hw/end", {3}), emit.Ints(c.scope + "/hw/strides", {1})});
+    SetNodeAttr(hw, "T", kInt32);
+    SetNodeAttr(hw, "Index", kInt32);
+    for (const char* mask :
+         {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"}) {
+      SetNodeAttr(hw, mask, 0);
+    }
+    new_size = emit.Binary("Mul", c.scope + "/size", hw->name(),
+                           emit.Ints(c.scope + "/factors", {static_cast<int32_t>(size[0]),
+                                                            static_cast<int32_t>(size[1])}),
+                           kInt32);
+  } else {
+    new_size = emit.Ints(c.scope + "/size", {static_cast<int32_t>(h), static_cast<int32_t>(w)});
+  }
   std::string op;
   if (interpolation == "nearest") {
     op = "ResizeNearestNeighbor";
@@ -185,8 +224,7 @@ Status UpSampling(LayerCall& c, std::vector<Value>* out) {
   } else {
     return Unimplemented("UpSampling2D interpolation '", interpolation, "'");
   }
-  NodeDef* node =
-      emit.Add(op, c.scope + "/" + op, {x.tensor, emit.Ints(c.scope + "/size", {h, w})});
+  NodeDef* node = emit.Add(op, c.scope + "/" + op, {x.tensor, new_size});
   SetNodeAttr(node, "T", kFloat);
   SetNodeAttr(node, "align_corners", false);
   // As tf.image.resize: half-pixel centers, except for ResizeArea, which has no such attr.
