@@ -134,6 +134,18 @@ std::string Softmax(Emitter& emit, const std::string& name, const std::string& x
 std::string ToFloat(Emitter& emit, const std::string& scope, const Value& v);
 // The output length of a convolution or pooling window ("valid" or "same"); -1 for -1.
 int64_t ConvOut(int64_t in, int64_t k, int64_t stride, int64_t dilation, const std::string& pad);
+// Spatial sizes, strides or dilations as TensorFlow's channels-last attribute: [1, v..., 1].
+std::vector<int64_t> WindowAttr(const std::vector<int64_t>& v);
+// The layer's data_format: an error naming the layer for a value Keras does not have, or for
+// channels_first on a layer whose builder does not honour it (keras_layers_conv.cc).
+Status CheckDataFormat(const LayerCall& c);
+// Whether the layer's data_format is channels_first.
+bool ChannelsFirst(const LayerCall& c);
+// `x` [B, C, ...] as [B, ..., C].
+Value ToChannelsLast(Emitter& emit, const std::string& name, const Value& x);
+// `fn`, the builder of the channels_last layer, on the layer's first input moved to channels_last
+// when the layer is channels_first, with its outputs moved back; `fn` itself otherwise.
+Status ChannelsLastCall(LayerCall& c, LayerFn fn, std::vector<Value>* out);
 
 // The layers, by file.
 

@@ -51,6 +51,13 @@ const std::map<std::string, std::pair<int, int>>& InputRanks() {
       {"GlobalMaxPool2D", {4, 4}},
       {"GlobalAveragePooling2D", {4, 4}},
       {"GlobalAvgPool2D", {4, 4}},
+      {"ZeroPadding3D", {5, 5}},
+      {"Cropping3D", {5, 5}},
+      {"UpSampling3D", {5, 5}},
+      {"GlobalMaxPooling3D", {5, 5}},
+      {"GlobalMaxPool3D", {5, 5}},
+      {"GlobalAveragePooling3D", {5, 5}},
+      {"GlobalAvgPool3D", {5, 5}},
   };
   return *ranks;
 }
@@ -460,11 +467,7 @@ Status ModelWalker::CallLayer(const Json& layer, const std::string& scope,
     return Unimplemented("layer '", c.name, "' of unsupported class ", c.class_name);
   }
   if (c.inputs.empty()) return InvalidArgument("layer '", c.name, "' is called with no inputs");
-  std::string format = Get<std::string>(*c.config, "data_format", "channels_last");
-  if (format != "channels_last") {
-    return Unimplemented("layer '", c.name, "' (", c.class_name, "): data_format ", format,
-                         " (graphrt runs channels_last only)");
-  }
+  GRT_RETURN_IF_ERROR(CheckDataFormat(c));
   auto ranks = InputRanks().find(c.class_name);
   if (ranks != InputRanks().end()) {
     // Recurrent layers' further inputs are initial states, of rank 2.
