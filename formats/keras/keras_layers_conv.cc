@@ -162,18 +162,18 @@ std::string ConvNode(Emitter& emit, const std::string& name, const std::string& 
   return node->name();
 }
 
-// A kernel [k..., rest...] spread out to [(k-1)*d+1 ..., rest...] with zeros between its taps,
-// and flipped in space when `flip`. TensorFlow's CPU kernels take no dilations for Conv3D and
-// DepthwiseConv2dNative; the spread kernel computes the same sums.
+// A kernel [k..., rest...] spread out to [(k-1)*d+1 ..., rest...] with zeros between its taps.
+// TensorFlow's CPU kernels take no dilations for Conv3D, DepthwiseConv2dNative and the input
+// gradients; the spread kernel computes the same sums.
 StatusOr<Tensor> SpreadTaps(const Tensor& k, const std::vector<int64_t>& ks,
-                            const std::vector<int64_t>& dl, bool flip) {
+                            const std::vector<int64_t>& dl) {
   // A hostile dilation_rate must not ask for more memory than a real model's kernel takes.
   constexpr int64_t kMaxElements = int64_t{1} << 26;
   const int m = static_cast<int>(ks.size());
   Shape shape = TensorDims(k);
-  int64_t taps = 1, inner = 1, elements = 1;
+  int64_t taps = 1, inner = 1;
   for (size_t i = m; i < shape.size(); ++i) inner *= shape[i];
-  elements = inner;
+  int64_t elements = inner;
   for (int i = 0; i < m; ++i) {
     taps *= ks[i];
     shape[i] = (ks[i] - 1) * dl[i] + 1;
@@ -189,9 +189,8 @@ StatusOr<Tensor> SpreadTaps(const Tensor& k, const std::vector<int64_t>& ks,
     // The tap's position, last dimension fastest, and where it goes.
     int64_t rest = tap, target = 0, scale = 1;
     for (int i = m - 1; i >= 0; --i) {
-      int64_t p = rest % ks[i];
+      target += rest % ks[i] * dl[i] * scale;
       rest /= ks[i];
-      target += (flip ? ks[i] - 1 - p : p) * dl[i] * scale;
       scale *= shape[i];
     }
     std::copy(k.data<float>() + tap * inner, k.data<float>() + (tap + 1) * inner,
@@ -200,32 +199,14 @@ StatusOr<Tensor> SpreadTaps(const Tensor& k, const std::vector<int64_t>& ks,
   return r;
 }
 
-// [..., a, b] -> [..., b, a].
-Tensor SwapLastTwo(const Tensor& k) {
-  Shape shape = TensorDims(k);
-  const int64_t a = shape[shape.size() - 2], b = shape.back();
-  std::swap(shape[shape.size() - 2], shape.back());
-  Tensor r(kFloat, TensorShape(shape));
-  const float* src = k.data<float>();
-  float* dst = r.data<float>();
-  for (int64_t base = 0; base < k.NumElements(); base += a * b) {
-    for (int64_t i = 0; i < a; ++i) {
-      for (int64_t j = 0; j < b; ++j) dst[base + j * a + i] = src[base + i * b + j];
-    }
-  }
-  return r;
-}
-
 bool Dilated(const std::vector<int64_t>& dl) {
   return std::any_of(dl.begin(), dl.end(), [](int64_t d) { return d > 1; });
 }
 
-// A transposed convolution over `m` spatial dimensions as a plain one: the input spread out by
-// the strides (zeros between pixels), padded by the dilated kernel's extent - 1 on each side,
-// convolved with the kernel flipped and spread (SpreadTaps) with its channel axes swapped, then
-// cropped to Keras's output size. The size is Keras's deconv_output_length; TensorFlow places it
-// as the forward convolution from that size would be padded (SAME: half the excess before, the
-// larger half after).
+// A transposed convolution over `m` spatial dimensions (kernel [k..., filters, in]) as Keras runs
+// it: the input gradient of the forward convolution (Conv2DBackpropInput, Conv3DBackpropInputV2)
+// for an output of Keras's deconv_output_length, here in*stride + a constant per dimension, so
+// that inputs of unknown size work too. Dilations are spread into the kernel (SpreadTaps).
 StatusOr<std::string> ConvTranspose(LayerCall& c, const std::string& x, const Shape& xs,
                                     const Tensor& kernel, const std::vector<int64_t>& ks,
                                     const std::vector<int64_t>& st, const std::vector<int64_t>& dl,
@@ -236,102 +217,61 @@ StatusOr<std::string> ConvTranspose(LayerCall& c, const std::string& x, const Sh
   const int m = static_cast<int>(ks.size());
   const int64_t filters = kernel.dim_size(m);
   const std::string p = c.scope + "/conv_transpose";
-  std::string y = x;
-  // The sizes below are int32 attributes; a hostile shape must not overflow them.
+  // Sizes are int32 in the graph; a hostile shape or stride must not overflow them.
   constexpr int64_t kMaxSize = int64_t{1} << 30;
-  std::vector<int64_t> spread(m), full(m), size(m), begin(m);
-  bool strided = false;
+  std::vector<int32_t> scale = {1}, offset = {0};
+  *out_shape = {xs[0]};
+  int64_t volume = filters;
   for (int i = 0; i < m; ++i) {
-    int64_t in = xs[1 + i], keff = (ks[i] - 1) * dl[i] + 1;
-    if (in > kMaxSize / st[i] || keff > kMaxSize) {
+    int64_t keff = (ks[i] - 1) * dl[i] + 1, b;
+    if (has_output_padding) {
+      int64_t pad = padding == "same" ? keff / 2 : 0;
+      b = keff - st[i] - 2 * pad + output_padding[i];  // (in - 1) * s + keff - 2 pad + op
+    } else {
+      b = padding == "same" ? 0 : std::max<int64_t>(keff - st[i], 0);
+    }
+    int64_t in = xs[1 + i];
+    if (keff > kMaxSize || (in >= 0 && in > (kMaxSize - b) / st[i])) {
       return InvalidArgument("transposed convolution of size ", in, " by stride ", st[i],
                              " and kernel extent ", keff, " is too large");
     }
-    spread[i] = (in - 1) * st[i] + 1;
-    full[i] = spread[i] + keff - 1;
-    if (has_output_padding) {
-      int64_t pad = padding == "same" ? keff / 2 : 0;
-      size[i] = (in - 1) * st[i] + keff - 2 * pad + output_padding[i];
-    } else {
-      size[i] = padding == "same" ? in * st[i] : in * st[i] + std::max<int64_t>(keff - st[i], 0);
+    int64_t size = in < 0 ? -1 : in * st[i] + b;
+    if (in >= 0 && size <= 0) return InvalidArgument("transposed convolution to an empty output");
+    if (size > 0 && size > kMaxSize / volume) {
+      return InvalidArgument("transposed convolution output too large (more than ", kMaxSize,
+                             " values)");
     }
-    if (size[i] <= 0) return InvalidArgument("transposed convolution to an empty output");
-    begin[i] = padding == "same" ? std::max<int64_t>(full[i] - size[i], 0) / 2 : 0;
-    strided = strided || st[i] > 1;
+    if (size > 0) volume *= size;
+    out_shape->push_back(size);
+    scale.push_back(static_cast<int32_t>(st[i]));
+    offset.push_back(static_cast<int32_t>(b));
   }
-  // Every tensor below holds at most `volume` values per example and channel.
-  int64_t volume = 1;
-  for (int i = 0; i < m; ++i) {
-    int64_t extent = std::max(full[i] + ((ks[i] - 1) * dl[i]), begin[i] + size[i]) + 1;
-    if (extent > kMaxSize / volume) {
-      return InvalidArgument("transposed convolution to ", ShapeString(size), " is too large");
-    }
-    volume *= extent;
-  }
-  if (strided) {
-    // Zeros after each pixel, one axis at a time (TensorFlow pads at most 6 dimensions):
-    // [B, H, W, C] -> [B, H, 1, W, C] -> pad -> [B, H*s0, W, C]; then the first (H-1)*s0+1.
-    Shape cur = xs;
-    for (int i = 0; i < m; ++i) {
-      if (st[i] == 1) continue;
-      std::vector<int32_t> split = {-1}, merged = {-1};
-      for (int j = 1; j < m + 2; ++j) {
-        split.push_back(static_cast<int32_t>(cur[j]));
-        if (j == i + 1) split.push_back(1);
-        merged.push_back(static_cast<int32_t>(j == i + 1 ? cur[j] * st[i] : cur[j]));
-      }
-      cur[i + 1] *= st[i];
-      const std::string q = StrCat(p, "/spread", i);
-      Tensor pads(kInt32, TensorShape({m + 3, 2}));
-      std::fill(pads.data<int32_t>(), pads.data<int32_t>() + pads.NumElements(), 0);
-      pads.data<int32_t>()[2 * (i + 2) + 1] = static_cast<int32_t>(st[i] - 1);
-      y = emit.Reshape(q, y, emit.Ints(q + "/shape", split));
-      NodeDef* pad = emit.Add("Pad", q + "/zeros", {y, emit.Const(q + "/paddings", pads)});
-      SetNodeAttr(pad, "T", kFloat);
-      SetNodeAttr(pad, "Tpaddings", kInt32);
-      y = emit.Reshape(q + "/merged", pad->name(), emit.Ints(q + "/merged_shape", merged));
-    }
-    std::vector<int32_t> crop_size = {-1};
-    for (int i = 0; i < m; ++i) crop_size.push_back(static_cast<int32_t>(spread[i]));
-    crop_size.push_back(-1);
-    NodeDef* slice = emit.Add("Slice", p + "/spread_crop",
-                              {y, emit.Ints(p + "/spread_crop/begin", std::vector<int32_t>(m + 2)),
-                               emit.Ints(p + "/spread_crop/size", crop_size)});
-    SetNodeAttr(slice, "T", kFloat);
-    SetNodeAttr(slice, "Index", kInt32);
-    y = slice->name();
-  }
-  Tensor pads(kInt32, TensorShape({m + 2, 2}));
-  std::fill(pads.data<int32_t>(), pads.data<int32_t>() + pads.NumElements(), 0);
-  for (int i = 0; i < m; ++i) {
-    int64_t keff = (ks[i] - 1) * dl[i] + 1;
-    int64_t extra = std::max<int64_t>(0, begin[i] + size[i] - full[i]);
-    pads.data<int32_t>()[2 + 2 * i] = static_cast<int32_t>(keff - 1);
-    pads.data<int32_t>()[3 + 2 * i] = static_cast<int32_t>(keff - 1 + extra);
-  }
-  NodeDef* pad = emit.Add("Pad", p + "/pad", {y, emit.Const(p + "/paddings", pads)});
-  SetNodeAttr(pad, "T", kFloat);
-  SetNodeAttr(pad, "Tpaddings", kInt32);
-  GRT_ASSIGN_OR_RETURN(Tensor spread_kernel, SpreadTaps(kernel, ks, dl, true));
-  std::string conv =
-      ConvNode(emit, p, pad->name(), emit.Weight(c.scope + "/kernel", SwapLastTwo(spread_kernel)),
-               std::vector<int64_t>(m, 1), std::vector<int64_t>(m, 1), "VALID");
-  std::vector<int32_t> crop_begin = {0}, crop_size = {-1};
-  for (int i = 0; i < m; ++i) {
-    crop_begin.push_back(static_cast<int32_t>(begin[i]));
-    crop_size.push_back(static_cast<int32_t>(size[i]));
-  }
-  crop_begin.push_back(0);
-  crop_size.push_back(-1);
-  NodeDef* crop = emit.Add(
-      "Slice", p + "/crop",
-      {conv, emit.Ints(p + "/crop/begin", crop_begin), emit.Ints(p + "/crop/size", crop_size)});
-  SetNodeAttr(crop, "T", kFloat);
-  SetNodeAttr(crop, "Index", kInt32);
-  *out_shape = {xs[0]};
-  out_shape->insert(out_shape->end(), size.begin(), size.end());
   out_shape->push_back(filters);
-  return crop->name();
+  scale.push_back(0);
+  offset.push_back(static_cast<int32_t>(filters));
+  std::string sizes = emit.Binary("Add", p + "/output_size",
+                                  emit.Binary("Mul", p + "/scaled", emit.ShapeOf(p + "/Shape", x),
+                                              emit.Ints(p + "/scale", scale), kInt32),
+                                  emit.Ints(p + "/offset", offset), kInt32);
+  Tensor k = kernel;
+  if (Dilated(dl)) {
+    GRT_ASSIGN_OR_RETURN(k, SpreadTaps(kernel, ks, dl));
+  }
+  const bool three = m == 3;
+  NodeDef* node = emit.Add(three ? "Conv3DBackpropInputV2" : "Conv2DBackpropInput", p,
+                           {sizes, emit.Weight(c.scope + "/kernel", k), x});
+  SetNodeAttr(node, "T", kFloat);
+  SetNodeAttr(node, "strides", WindowAttr(st));
+  SetNodeAttr(node, "dilations", std::vector<int64_t>(m + 2, 1));
+  SetNodeAttr(node, "padding", padding == "same" ? "SAME" : "VALID");
+  SetNodeAttr(node, "data_format", three ? "NDHWC" : "NHWC");
+  if (three) {
+    SetNodeAttr(node, "Tshape", kInt32);
+  } else {
+    SetNodeAttr(node, "use_cudnn_on_gpu", true);
+    SetNodeAttr(node, "explicit_paddings", std::vector<int64_t>{});
+  }
+  return node->name();
 }
 
 Status ConvChannelsLast(LayerCall& c, std::vector<Value>* out) {
@@ -397,7 +337,7 @@ Status ConvChannelsLast(LayerCall& c, std::vector<Value>* out) {
   auto depthwise_kernel = [&](const Tensor& k) -> StatusOr<Tensor> {
     Tensor k2 = conv_kernel(k);
     if (!Dilated(dl_m)) return k2;
-    return SpreadTaps(k2, ks_m, dl_m, false);
+    return SpreadTaps(k2, ks_m, dl_m);
   };
   std::vector<int64_t> depthwise_strides = {1, one_d ? st[0] : st_m[0], st_m[1], 1};
   auto depthwise_conv = [&](const std::string& name, const std::string& in,
@@ -427,9 +367,6 @@ Status ConvChannelsLast(LayerCall& c, std::vector<Value>* out) {
     out_shape[1 + i] = ConvOut(xs[1 + i], ks_m[i], st_m[i], dl_m[i], padding);
   }
   if (transpose) {
-    if (std::any_of(xs.begin() + 1, xs.end(), [](int64_t d) { return d < 0; })) {
-      return Unimplemented(cls, " of unknown input size ", ShapeString(x.shape));
-    }
     int64_t filters = Get<int64_t>(cfg, "filters", -1);
     GRT_ASSIGN_OR_RETURN(Tensor k, c.weights->Next("kernel", window({filters, in_ch})));
     out_ch = k.dim_size(n);
@@ -467,7 +404,7 @@ Status ConvChannelsLast(LayerCall& c, std::vector<Value>* out) {
     bool spread = n == 3 && Dilated(dl_m);
     Tensor kernel = conv_kernel(k);
     if (spread) {
-      GRT_ASSIGN_OR_RETURN(kernel, SpreadTaps(k, ks_m, dl_m, false));
+      GRT_ASSIGN_OR_RETURN(kernel, SpreadTaps(k, ks_m, dl_m));
     }
     y = ConvNode(emit, c.scope + (n == 3 ? "/Conv3D" : "/Conv2D"), input,
                  emit.Weight(c.scope + "/kernel", kernel), st_m,
