@@ -23,10 +23,10 @@ using Json = nlohmann::json;
 
 std::string ConvDir() { return testing::SourceDir() + "/tests/fixtures/keras_conv"; }
 
-// What gen_keras_conv.py wrote: 48 models of new layers and options (2 of them under alias class
+// What gen_keras_conv.py wrote: 50 models of new layers and options (2 of them under alias class
 // names, 4 transposed convolutions over inputs of unknown size), 31 channels_first models; 5
 // error fixtures.
-constexpr int kConvCases = 79;
+constexpr int kConvCases = 81;
 constexpr int kChannelsFirstCases = 31;
 constexpr size_t kErrorCases = 5;
 

@@ -3,6 +3,7 @@
 #include "formats/keras/keras_builder_internal.h"
 
 #include <algorithm>
+#include <map>
 
 #include "runtime/core/attr_util.h"
 
@@ -199,19 +200,22 @@ Status UpSamplingChannelsLast(LayerCall& c, std::vector<Value>* out) {
   std::string interpolation = Get<std::string>(*c.config, "interpolation", "nearest");
   int32_t h = static_cast<int32_t>(x.shape[1] * size[0]);
   int32_t w = static_cast<int32_t>(x.shape[2] * size[1]);
-  std::string op;
-  if (interpolation == "nearest") {
-    op = "ResizeNearestNeighbor";
-  } else if (interpolation == "bilinear") {
-    op = "ResizeBilinear";
-  } else {
+  // tf.image.resize's ops for Keras's methods; gaussian, lanczos3/5 and mitchellcubic are
+  // ScaleAndTranslate, which graphrt does not have.
+  static const auto* kOps =
+      new std::map<std::string, std::string>{{"nearest", "ResizeNearestNeighbor"},
+                                             {"bilinear", "ResizeBilinear"},
+                                             {"bicubic", "ResizeBicubic"},
+                                             {"area", "ResizeArea"}};
+  auto op = kOps->find(interpolation);
+  if (op == kOps->end()) {
     return Unimplemented("UpSampling2D interpolation '", interpolation, "'");
   }
-  NodeDef* node =
-      emit.Add(op, c.scope + "/" + op, {x.tensor, emit.Ints(c.scope + "/size", {h, w})});
+  NodeDef* node = emit.Add(op->second, c.scope + "/" + op->second,
+                           {x.tensor, emit.Ints(c.scope + "/size", {h, w})});
   SetNodeAttr(node, "T", kFloat);
   SetNodeAttr(node, "align_corners", false);
-  SetNodeAttr(node, "half_pixel_centers", true);
+  if (interpolation != "area") SetNodeAttr(node, "half_pixel_centers", true);
   out->push_back(Value{node->name(), {x.shape[0], h, w, x.shape[3]}});
   return Status::OK();
 }
