@@ -23,10 +23,10 @@ using Json = nlohmann::json;
 
 std::string ConvDir() { return testing::SourceDir() + "/tests/fixtures/keras_conv"; }
 
-// What gen_keras_conv.py wrote: 50 models of new layers and options (2 of them under alias class
+// What gen_keras_conv.py wrote: 53 models of new layers and options (2 of them under alias class
 // names, 4 transposed convolutions over inputs of unknown size), 31 channels_first models; 5
 // error fixtures.
-constexpr int kConvCases = 81;
+constexpr int kConvCases = 84;
 constexpr int kChannelsFirstCases = 31;
 constexpr size_t kErrorCases = 5;
 
@@ -103,6 +103,8 @@ TEST(KerasConvErrors, HostileConfigsNameTheLayer) {
       {"depthwise_conv1d_valid.h5", "padding", "causal", "unsupported padding 'causal'"},
       {"max_pooling3d_default.h5", "padding", "reflect", "unsupported padding 'reflect'"},
       {"conv3d_valid.h5", "padding", 3, "malformed config"},
+      {"conv2d_groups.h5", "groups", 4, "groups 4"},
+      {"conv3d_transpose_valid.h5", "groups", 2, "groups 2"},
   };
   for (const Case& c : cases) {
     auto [layer, error] = LoadWithConfigValue(c.model, c.key, c.value);

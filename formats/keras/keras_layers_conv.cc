@@ -199,6 +199,20 @@ StatusOr<Tensor> SpreadTaps(const Tensor& k, const std::vector<int64_t>& ks,
   return r;
 }
 
+// Part `i` of `parts` equal parts of `k` along its last axis.
+Tensor LastAxisPart(const Tensor& k, int64_t i, int64_t parts) {
+  Shape shape = TensorDims(k);
+  const int64_t last = shape.back(), width = last / parts;
+  shape.back() = width;
+  Tensor r(kFloat, TensorShape(shape));
+  const float* src = k.data<float>();
+  float* dst = r.data<float>();
+  for (int64_t row = 0; row < k.NumElements() / last; ++row) {
+    std::copy(src + row * last + i * width, src + row * last + (i + 1) * width, dst + row * width);
+  }
+  return r;
+}
+
 bool Dilated(const std::vector<int64_t>& dl) {
   return std::any_of(dl.begin(), dl.end(), [](int64_t d) { return d > 1; });
 }
@@ -298,8 +312,10 @@ Status ConvChannelsLast(LayerCall& c, std::vector<Value>* out) {
     return InvalidArgument("unsupported padding '", padding, "' (", cls, " takes ",
                            causal_ok ? "valid, same or causal)" : "valid or same)");
   }
-  int64_t groups = Get<int64_t>(cfg, "groups", 1);
-  if (groups != 1) return Unimplemented("grouped convolution (groups=", groups, ")");
+  const int64_t groups = Get<int64_t>(cfg, "groups", 1);
+  if (groups < 1 || (groups > 1 && (transpose || depthwise || separable))) {
+    return InvalidArgument("groups ", groups, " for ", cls);
+  }
   int64_t in_ch = x.shape.back();
   std::string input = x.tensor;
   if (padding == "causal") {
@@ -399,17 +415,41 @@ Status ConvChannelsLast(LayerCall& c, std::vector<Value>* out) {
     out_ch = pk.dim_size(pk.dims() - 1);
   } else {
     int64_t filters = Get<int64_t>(cfg, "filters", Get<int64_t>(cfg, "nb_filter", -1));
-    GRT_ASSIGN_OR_RETURN(Tensor k, c.weights->Next("kernel", window({in_ch, filters})));
+    if (groups > 1 && (in_ch < 0 || in_ch % groups != 0 || filters % groups != 0)) {
+      return InvalidArgument("groups ", groups, " do not divide ", in_ch, " input channels and ",
+                             filters, " filters");
+    }
+    GRT_ASSIGN_OR_RETURN(
+        Tensor k, c.weights->Next("kernel", window({in_ch < 0 ? -1 : in_ch / groups, filters})));
     // Conv2D takes dilations; Conv3D's are spread into the kernel (SpreadTaps).
     bool spread = n == 3 && Dilated(dl_m);
     Tensor kernel = conv_kernel(k);
     if (spread) {
       GRT_ASSIGN_OR_RETURN(kernel, SpreadTaps(k, ks_m, dl_m));
     }
-    y = ConvNode(emit, c.scope + (n == 3 ? "/Conv3D" : "/Conv2D"), input,
-                 emit.Weight(c.scope + "/kernel", kernel), st_m,
-                 spread ? std::vector<int64_t>(3, 1) : dl_m, tf_pad);
     out_ch = k.dim_size(k.dims() - 1);
+    const std::string conv_name = c.scope + (n == 3 ? "/Conv3D" : "/Conv2D");
+    const std::vector<int64_t> dilations = spread ? std::vector<int64_t>(3, 1) : dl_m;
+    if (groups == 1) {
+      y = ConvNode(emit, conv_name, input, emit.Weight(c.scope + "/kernel", kernel), st_m,
+                   dilations, tf_pad);
+    } else {
+      // Group g convolves input channels [g*in/groups, (g+1)*in/groups) with filters
+      // [g*filters/groups, (g+1)*filters/groups): TensorFlow's CPU Conv2D/Conv3D take no groups
+      // (Keras compiles them with XLA).
+      NodeDef* split =
+          emit.Add("Split", c.scope + "/groups", {emit.Int(c.scope + "/groups/axis", -1), input});
+      SetNodeAttr(split, "T", kFloat);
+      SetNodeAttr(split, "num_split", groups);
+      std::vector<std::string> parts;
+      for (int64_t g = 0; g < groups; ++g) {
+        parts.push_back(
+            ConvNode(emit, StrCat(conv_name, "_", g), StrCat(split->name(), ":", g),
+                     emit.Weight(StrCat(c.scope, "/kernel_", g), LastAxisPart(kernel, g, groups)),
+                     st_m, dilations, tf_pad));
+      }
+      y = emit.Concat(conv_name, parts, static_cast<int>(xs.size()) - 1);
+    }
   }
   if (Get<bool>(cfg, "use_bias", true)) {
     GRT_ASSIGN_OR_RETURN(Tensor bias, c.weights->Next("bias", {out_ch}));
