@@ -5,7 +5,6 @@
 #include "formats/keras/keras_builder_internal.h"
 
 #include <algorithm>
-#include <set>
 
 #include "runtime/core/attr_util.h"
 
@@ -30,62 +29,6 @@ std::vector<int64_t> WindowAttr(const std::vector<int64_t>& v) {
 }
 
 Status CheckDataFormat(const LayerCall& c) {
-  // The classes whose builders honour channels_first; others (ConvLSTM, ...) refuse it here.
-  static const auto* kChannelsFirst = new std::set<std::string>{"Conv1D",
-                                                                "Conv2D",
-                                                                "Conv3D",
-                                                                "Convolution1D",
-                                                                "Convolution2D",
-                                                                "Convolution3D",
-                                                                "Conv1DTranspose",
-                                                                "Conv2DTranspose",
-                                                                "Conv3DTranspose",
-                                                                "Convolution1DTranspose",
-                                                                "Convolution2DTranspose",
-                                                                "Convolution3DTranspose",
-                                                                "DepthwiseConv1D",
-                                                                "DepthwiseConv2D",
-                                                                "SeparableConv1D",
-                                                                "SeparableConv2D",
-                                                                "SeparableConvolution1D",
-                                                                "SeparableConvolution2D",
-                                                                "MaxPooling1D",
-                                                                "MaxPooling2D",
-                                                                "MaxPooling3D",
-                                                                "AveragePooling1D",
-                                                                "AveragePooling2D",
-                                                                "AveragePooling3D",
-                                                                "MaxPool1D",
-                                                                "MaxPool2D",
-                                                                "MaxPool3D",
-                                                                "AvgPool1D",
-                                                                "AvgPool2D",
-                                                                "AvgPool3D",
-                                                                "GlobalMaxPooling1D",
-                                                                "GlobalMaxPooling2D",
-                                                                "GlobalMaxPooling3D",
-                                                                "GlobalAveragePooling1D",
-                                                                "GlobalAveragePooling2D",
-                                                                "GlobalAveragePooling3D",
-                                                                "GlobalMaxPool1D",
-                                                                "GlobalMaxPool2D",
-                                                                "GlobalMaxPool3D",
-                                                                "GlobalAvgPool1D",
-                                                                "GlobalAvgPool2D",
-                                                                "GlobalAvgPool3D",
-                                                                "ZeroPadding1D",
-                                                                "ZeroPadding2D",
-                                                                "ZeroPadding3D",
-                                                                "Cropping1D",
-                                                                "Cropping2D",
-                                                                "Cropping3D",
-                                                                "UpSampling1D",
-                                                                "UpSampling2D",
-                                                                "UpSampling3D",
-                                                                "Flatten",
-                                                                "SpatialDropout1D",
-                                                                "SpatialDropout2D",
-                                                                "SpatialDropout3D"};
   auto it = c.config->find("data_format");
   if (it == c.config->end() || it->is_null()) return Status::OK();
   std::string format = it->is_string() ? it->get<std::string>() : it->dump();
@@ -94,7 +37,12 @@ Status CheckDataFormat(const LayerCall& c) {
     return InvalidArgument("layer '", c.name, "' (", c.class_name, "): unknown data_format '",
                            format, "' (Keras has channels_last and channels_first)");
   }
-  if (kChannelsFirst->count(c.class_name) == 0) {
+  // The builders that honour channels_first (SpatialDropout's is IdentityLayer); others (ConvLSTM,
+  // ...) refuse it here.
+  auto builder = LayerBuilders().find(c.class_name);
+  LayerFn fn = builder == LayerBuilders().end() ? nullptr : builder->second;
+  if (fn != &Conv && fn != &Pooling && fn != &GlobalPooling && fn != &ZeroPadding &&
+      fn != &Cropping && fn != &UpSampling && fn != &Flatten && fn != &IdentityLayer) {
     return Unimplemented("layer '", c.name, "' (", c.class_name, "): data_format ", format,
                          " (graphrt runs channels_last only for this layer)");
   }
