@@ -104,6 +104,10 @@ TEST(KerasConvErrors, HostileConfigsNameTheLayer) {
       {"max_pooling3d_default.h5", "padding", "reflect", "unsupported padding 'reflect'"},
       {"conv3d_valid.h5", "padding", 3, "malformed config"},
       {"conv2d_groups.h5", "groups", 4, "groups 4"},
+      {"conv2d_groups.h5", "filters", 0, "kernel"},
+      {"conv3d_transpose_output_padding.h5", "output_padding", Json::array({1, 0, 1LL << 62}),
+       "output_padding"},
+      {"upsampling3d.h5", "size", Json::array({huge, huge, huge}), "too large"},
       {"conv3d_transpose_valid.h5", "groups", 2, "groups 2"},
   };
   for (const Case& c : cases) {

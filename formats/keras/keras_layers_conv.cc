@@ -121,7 +121,7 @@ StatusOr<Tensor> SpreadTaps(const Tensor& k, const std::vector<int64_t>& ks,
   Shape shape = TensorDims(k);
   int64_t taps = 1, inner = 1;
   for (size_t i = m; i < shape.size(); ++i) inner *= shape[i];
-  int64_t elements = inner;
+  int64_t elements = std::max<int64_t>(inner, 1);
   for (int i = 0; i < m; ++i) {
     taps *= ks[i];
     shape[i] = (ks[i] - 1) * dl[i] + 1;
@@ -155,7 +155,8 @@ Tensor LastAxisPart(const Tensor& k, int64_t i, int64_t parts) {
   Tensor r(kFloat, TensorShape(shape));
   const float* src = k.data<float>();
   float* dst = r.data<float>();
-  for (int64_t row = 0; row < k.NumElements() / last; ++row) {
+  const int64_t rows = last == 0 ? 0 : k.NumElements() / last;
+  for (int64_t row = 0; row < rows; ++row) {
     std::copy(src + row * last + i * width, src + row * last + (i + 1) * width, dst + row * width);
   }
   return r;
@@ -183,9 +184,13 @@ StatusOr<std::string> ConvTranspose(LayerCall& c, const std::string& x, const Sh
   constexpr int64_t kMaxSize = int64_t{1} << 30;
   std::vector<int32_t> scale = {1}, offset = {0};
   *out_shape = {xs[0]};
-  int64_t volume = filters;
+  int64_t volume = std::max<int64_t>(filters, 1);
   for (int i = 0; i < m; ++i) {
     int64_t keff = (ks[i] - 1) * dl[i] + 1, b;
+    if (has_output_padding && (output_padding[i] < 0 || output_padding[i] >= st[i])) {
+      return InvalidArgument("output_padding ", output_padding[i], " is not below the stride ",
+                             st[i]);
+    }
     if (has_output_padding) {
       int64_t pad = padding == "same" ? keff / 2 : 0;
       b = keff - st[i] - 2 * pad + output_padding[i];  // (in - 1) * s + keff - 2 pad + op

@@ -188,6 +188,16 @@ Status UpSamplingChannelsLast(LayerCall& c, std::vector<Value>* out) {
     return Unimplemented(c.class_name, " of unknown size ", ShapeString(x.shape));
   }
   std::vector<int64_t> size = GetWindow(*c.config, "size", n, 2);
+  // Sizes are int32 in the graph, and a hostile size must not ask for absurd memory.
+  constexpr int64_t kMaxValues = int64_t{1} << 31;
+  int64_t values = std::max<int64_t>(x.shape.back(), 1);
+  for (int i = 0; i < n; ++i) {
+    if (x.shape[1 + i] > kMaxValues / size[i] / values) {
+      return InvalidArgument(c.class_name, " of ", ShapeString(x.shape), " by ", ShapeString(size),
+                             " is too large");
+    }
+    values *= std::max<int64_t>(x.shape[1 + i] * size[i], 1);
+  }
   if (n != 2) {
     // UpSampling1D and 3D repeat each step (voxel) along each axis.
     Value y = x;
