@@ -147,21 +147,6 @@ StatusOr<Tensor> SpreadTaps(const Tensor& k, const std::vector<int64_t>& ks,
   return r;
 }
 
-// Part `i` of `parts` equal parts of `k` along its last axis.
-Tensor LastAxisPart(const Tensor& k, int64_t i, int64_t parts) {
-  Shape shape = TensorDims(k);
-  const int64_t last = shape.back(), width = last / parts;
-  shape.back() = width;
-  Tensor r(kFloat, TensorShape(shape));
-  const float* src = k.data<float>();
-  float* dst = r.data<float>();
-  const int64_t rows = last == 0 ? 0 : k.NumElements() / last;
-  for (int64_t row = 0; row < rows; ++row) {
-    std::copy(src + row * last + i * width, src + row * last + (i + 1) * width, dst + row * width);
-  }
-  return r;
-}
-
 bool Dilated(const std::vector<int64_t>& dl) {
   return std::any_of(dl.begin(), dl.end(), [](int64_t d) { return d > 1; });
 }
@@ -383,23 +368,25 @@ Status ConvChannelsLast(LayerCall& c, std::vector<Value>* out) {
     out_ch = k.dim_size(k.dims() - 1);
     const std::string conv_name = c.scope + (n == 3 ? "/Conv3D" : "/Conv2D");
     const std::vector<int64_t> dilations = spread ? std::vector<int64_t>(3, 1) : dl_m;
+    std::string filter = emit.Weight(c.scope + "/kernel", kernel);
     if (groups == 1) {
-      y = ConvNode(emit, conv_name, input, emit.Weight(c.scope + "/kernel", kernel), st_m,
-                   dilations, tf_pad);
+      y = ConvNode(emit, conv_name, input, filter, st_m, dilations, tf_pad);
     } else {
       // Group g convolves input channels [g*in/groups, (g+1)*in/groups) with filters
       // [g*filters/groups, (g+1)*filters/groups): TensorFlow's CPU Conv2D/Conv3D take no groups
       // (Keras compiles them with XLA).
-      NodeDef* split =
-          emit.Add("Split", c.scope + "/groups", {emit.Int(c.scope + "/groups/axis", -1), input});
-      SetNodeAttr(split, "T", kFloat);
-      SetNodeAttr(split, "num_split", groups);
+      auto split = [&](const std::string& name, const std::string& value) {
+        NodeDef* node = emit.Add("Split", name, {emit.Int(name + "/axis", -1), value});
+        SetNodeAttr(node, "T", kFloat);
+        SetNodeAttr(node, "num_split", groups);
+        return node->name();
+      };
+      const std::string inputs = split(c.scope + "/groups", input);
+      const std::string filters_split = split(c.scope + "/kernel_groups", filter);
       std::vector<std::string> parts;
       for (int64_t g = 0; g < groups; ++g) {
-        parts.push_back(
-            ConvNode(emit, StrCat(conv_name, "_", g), StrCat(split->name(), ":", g),
-                     emit.Weight(StrCat(c.scope, "/kernel_", g), LastAxisPart(kernel, g, groups)),
-                     st_m, dilations, tf_pad));
+        parts.push_back(ConvNode(emit, StrCat(conv_name, "_", g), StrCat(inputs, ":", g),
+                                 StrCat(filters_split, ":", g), st_m, dilations, tf_pad));
       }
       y = emit.Concat(conv_name, parts, static_cast<int>(xs.size()) - 1);
     }
