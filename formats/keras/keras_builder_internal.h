@@ -6,6 +6,8 @@
 //   keras_node_emitter.{h,cc}  emitting NodeDefs
 //   keras_weight_cursor.cc     handing each layer its weights, checked against the architecture
 //   keras_layers_*.cc          the layers, one file per family
+//   keras_layers_preprocessing.cc  Resizing, lookups, TextVectorization and the other
+//                              preprocessing layers
 //   keras_rnn.cc               SimpleRNN, LSTM, GRU and Bidirectional as while loops
 #ifndef GRAPHRT_FORMATS_KERAS_KERAS_BUILDER_INTERNAL_H_
 #define GRAPHRT_FORMATS_KERAS_KERAS_BUILDER_INTERNAL_H_
@@ -181,6 +183,15 @@ Status DotLayer(LayerCall& c, std::vector<Value>* out);
 // keras_rnn.cc
 Status Recurrent(LayerCall& c, std::vector<Value>* out);
 Status BidirectionalLayer(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_preprocessing.cc
+Status ResizingLayer(LayerCall& c, std::vector<Value>* out);
+Status CropLayer(LayerCall& c, std::vector<Value>* out);
+Status CategoryEncodingLayer(LayerCall& c, std::vector<Value>* out);
+Status HashingLayer(LayerCall& c, std::vector<Value>* out);
+Status DiscretizationLayer(LayerCall& c, std::vector<Value>* out);
+Status LookupLayer(LayerCall& c, std::vector<Value>* out);
+Status TextVectorizationLayer(LayerCall& c, std::vector<Value>* out);
 
 // keras_layers_wrappers.cc
 Status TimeDistributed(LayerCall& c, std::vector<Value>* out);

@@ -1,0 +1,926 @@
+// Keras preprocessing layers at inference (tf-keras 2.15 semantics): Resizing, CenterCrop,
+// RandomCrop, CategoryEncoding, Hashing, Discretization, StringLookup, IntegerLookup and
+// TextVectorization. The random augmentation layers are the identity at inference and map to
+// IdentityLayer in the table.
+//
+// Lookups are stateless: a token's index is found by comparing it with every vocabulary entry
+// (Equal against a Const vocabulary, then a weighted sum), instead of a HashTableV2 that would
+// need an initializer run before the first call and in every exported SavedModel. The cost is
+// tokens x vocabulary comparisons, fine for the vocabularies preprocessing layers carry inline.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "formats/keras/keras_builder_internal.h"
+#include "runtime/core/attr_util.h"
+#include "runtime/core/str_util.h"
+
+namespace graphrt {
+namespace keras {
+namespace internal {
+
+using ::tensorflow::NodeDef;
+
+namespace {
+
+constexpr DataType kInt64 = ::tensorflow::DT_INT64;
+constexpr DataType kString = ::tensorflow::DT_STRING;
+constexpr DataType kBool = ::tensorflow::DT_BOOL;
+
+// The most bins a count/one-hot output may have: the output is [batch, bins] floats, so a
+// hostile num_tokens would otherwise allocate without bound.
+constexpr int64_t kMaxTokens = int64_t{1} << 24;
+
+std::string Cast(Emitter& emit, const std::string& name, const std::string& x, DataType from,
+                 DataType to) {
+  if (from == to) return x;
+  NodeDef* n = emit.Add("Cast", name, {x});
+  SetNodeAttr(n, "SrcT", from);
+  SetNodeAttr(n, "DstT", to);
+  SetNodeAttr(n, "Truncate", false);
+  return n->name();
+}
+
+std::string ExpandDimsT(Emitter& emit, const std::string& name, const std::string& x, int axis,
+                        DataType t) {
+  NodeDef* n = emit.Add("ExpandDims", name, {x, emit.Int(name + "/dim", axis)});
+  SetNodeAttr(n, "T", t);
+  SetNodeAttr(n, "Tdim", kInt32);
+  return n->name();
+}
+
+std::string Compare(Emitter& emit, const std::string& op, const std::string& name,
+                    const std::string& a, const std::string& b, DataType t) {
+  NodeDef* n = emit.Add(op, name, {a, b});
+  SetNodeAttr(n, "T", t);
+  if (op == "Equal" || op == "NotEqual") SetNodeAttr(n, "incompatible_shape_error", true);
+  return n->name();
+}
+
+std::string SelectV2(Emitter& emit, const std::string& name, const std::string& cond,
+                     const std::string& a, const std::string& b, DataType t) {
+  NodeDef* n = emit.Add("SelectV2", name, {cond, a, b});
+  SetNodeAttr(n, "T", t);
+  return n->name();
+}
+
+std::string SumLast(Emitter& emit, const std::string& name, const std::string& x, DataType t) {
+  NodeDef* n = emit.Add("Sum", name, {x, emit.Ints(name + "/axis", {-1})});
+  SetNodeAttr(n, "T", t);
+  SetNodeAttr(n, "Tidx", kInt32);
+  SetNodeAttr(n, "keep_dims", false);
+  return n->name();
+}
+
+DataType ConfigDtype(const LayerCall& c, const std::string& fallback) {
+  std::string name = fallback;
+  auto it = c.config->find("dtype");
+  if (it != c.config->end()) {
+    if (it->is_string()) {
+      name = it->get<std::string>();
+    } else if (it->is_object()) {
+      // Newer spellings: {"class_name": "DTypePolicy", "config": {"name": "float32"}}.
+      auto cfg = it->find("config");
+      if (cfg != it->end() && cfg->is_object()) name = Get<std::string>(*cfg, "name", fallback);
+    }
+  }
+  DataType t = kFloat;
+  if (!DataTypeFromString(name, &t)) t = kFloat;
+  return t;
+}
+
+bool IsIntegerType(DataType t) {
+  return t == kInt32 || t == kInt64 || t == ::tensorflow::DT_INT8 || t == ::tensorflow::DT_INT16 ||
+         t == ::tensorflow::DT_UINT8 || t == ::tensorflow::DT_UINT16 ||
+         t == ::tensorflow::DT_UINT32 || t == ::tensorflow::DT_UINT64;
+}
+
+// Keras's encode_categorical_inputs on dense ids: "int" casts; "one_hot", "multi_hot", "count"
+// and "tf_idf" count ids per row (DenseBincount; ids >= depth are dropped, which is how masked
+// tokens vanish). `idf` is the tf_idf weights ([depth]); ignored otherwise.
+StatusOr<Value> EncodeCategorical(LayerCall& c, const Value& ids, const std::string& mode,
+                                  int64_t depth, DataType out_type, const Tensor* idf) {
+  Emitter& emit = *c.emit;
+  const std::string scope = c.scope + "/encode";
+  if (mode == "int") {
+    return Value{Cast(emit, scope + "/Cast", ids.tensor, ids.dtype, out_type), ids.shape, out_type};
+  }
+  if (mode != "one_hot" && mode != "multi_hot" && mode != "count" && mode != "tf_idf") {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): unknown output_mode '", mode,
+                           "'");
+  }
+  if (depth < 1 || depth > kMaxTokens) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): ", depth,
+                           " output bins is outside [1, ", kMaxTokens, "]");
+  }
+  if (out_type != kFloat && out_type != ::tensorflow::DT_DOUBLE && out_type != kInt32 &&
+      out_type != kInt64) {
+    return Unimplemented("layer '", c.name, "' (", c.class_name, "): output dtype ",
+                         DataTypeString(out_type), " for output_mode '", mode, "'");
+  }
+  Value x = ids;
+  if (x.rank() == 0) {
+    x = Value{ExpandDimsT(emit, scope + "/scalar", x.tensor, -1, x.dtype), {1}, x.dtype};
+  }
+  if (mode == "one_hot" && x.shape.back() != 1) {
+    Shape s = x.shape;
+    s.push_back(1);
+    x = Value{ExpandDimsT(emit, scope + "/one_hot", x.tensor, -1, x.dtype), s, x.dtype};
+  }
+  if (x.rank() > 2) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): output_mode '", mode,
+                           "' takes inputs of rank 2 at most, got ", ShapeString(ids.shape));
+  }
+  NodeDef* n = emit.Add(
+      "DenseBincount", scope + "/DenseBincount",
+      {x.tensor,
+       emit.Const(scope + "/size", x.dtype == kInt64
+                                       ? Tensor::Scalar<int64_t>(depth)
+                                       : Tensor::Scalar<int32_t>(static_cast<int32_t>(depth))),
+       emit.Const(scope + "/weights", Tensor(out_type, TensorShape({0})))});
+  SetNodeAttr(n, "Tidx", x.dtype);
+  SetNodeAttr(n, "T", out_type);
+  SetNodeAttr(n, "binary_output", mode == "one_hot" || mode == "multi_hot");
+  Shape shape = x.rank() == 2 ? Shape{x.shape[0], depth} : Shape{depth};
+  std::string y = n->name();
+  if (mode == "tf_idf") {
+    y = emit.Binary("Mul", scope + "/tf_idf", y, emit.Const(scope + "/idf_weights", *idf),
+                    out_type);
+  }
+  return Value{y, shape, out_type};
+}
+
+// Ids for the bincount ops: int32 or int64 as they are, anything else cast to int32 as
+// tf.math.bincount does.
+Value AsIds(Emitter& emit, const std::string& scope, const Value& x) {
+  if (x.dtype == kInt32 || x.dtype == kInt64) return x;
+  return Value{Cast(emit, scope + "/ids", x.tensor, x.dtype, kInt32), x.shape, kInt32};
+}
+
+// tf.image.resize(method=...) of TensorFlow 2 without antialias: the kernels graphrt has.
+StatusOr<std::string> Resize(LayerCall& c, const std::string& x, const std::string& method,
+                             int64_t h, int64_t w) {
+  Emitter& emit = *c.emit;
+  std::string op;
+  if (method == "bilinear") {
+    op = "ResizeBilinear";
+  } else if (method == "nearest") {
+    op = "ResizeNearestNeighbor";
+  } else if (method == "bicubic") {
+    op = "ResizeBicubic";
+  } else if (method == "area") {
+    op = "ResizeArea";
+  } else {
+    // lanczos3, lanczos5, gaussian, mitchellcubic are ScaleAndTranslate, which graphrt lacks.
+    return Unimplemented("layer '", c.name, "' (", c.class_name, "): interpolation '", method,
+                         "' (graphrt resizes with bilinear, nearest, bicubic and area)");
+  }
+  if (h < 1 || w < 1 || h > (1 << 20) || w > (1 << 20)) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): size ", h, "x", w,
+                           " is outside [1, 2^20]");
+  }
+  NodeDef* n = emit.Add(
+      op, c.scope + "/" + op,
+      {x, emit.Ints(c.scope + "/size", {static_cast<int32_t>(h), static_cast<int32_t>(w)})});
+  SetNodeAttr(n, "T", kFloat);
+  SetNodeAttr(n, "align_corners", false);
+  if (op != "ResizeArea") SetNodeAttr(n, "half_pixel_centers", true);
+  return n->name();
+}
+
+std::string SliceImage(Emitter& emit, const std::string& name, const std::string& x, int64_t top,
+                       int64_t left, int64_t h, int64_t w) {
+  NodeDef* n = emit.Add(
+      "Slice", name,
+      {x, emit.Ints(name + "/begin", {0, static_cast<int32_t>(top), static_cast<int32_t>(left), 0}),
+       emit.Ints(name + "/size", {-1, static_cast<int32_t>(h), static_cast<int32_t>(w), -1})});
+  SetNodeAttr(n, "T", kFloat);
+  SetNodeAttr(n, "Index", kInt32);
+  return n->name();
+}
+
+// Keras's image_utils.smart_resize: the largest centred window of the target's aspect ratio,
+// then a resize. The window arithmetic is float32 as Keras's.
+StatusOr<std::string> SmartResize(LayerCall& c, const std::string& x, int64_t in_h, int64_t in_w,
+                                  int64_t h, int64_t w, const std::string& method) {
+  if (h < 1 || w < 1) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): size ", h, "x", w);
+  }
+  int64_t crop_h = static_cast<int32_t>(static_cast<float>(in_w * h) / static_cast<float>(w));
+  int64_t crop_w = static_cast<int32_t>(static_cast<float>(in_h * w) / static_cast<float>(h));
+  crop_h = std::min(in_h, crop_h);
+  crop_w = std::min(in_w, crop_w);
+  int64_t top = static_cast<int32_t>(static_cast<float>(in_h - crop_h) / 2);
+  int64_t left = static_cast<int32_t>(static_cast<float>(in_w - crop_w) / 2);
+  std::string y = SliceImage(*c.emit, c.scope + "/crop", x, top, left, crop_h, crop_w);
+  return Resize(c, y, method, h, w);
+}
+
+// [batch, height, width, channels] with known height and width, as float.
+StatusOr<Value> ImageInput(LayerCall& c) {
+  const Value& x = c.inputs[0];
+  if (x.rank() != 4 || x.shape[1] < 0 || x.shape[2] < 0) {
+    return Unimplemented("layer '", c.name, "' (", c.class_name,
+                         "): an image input of known height and width, got ", ShapeString(x.shape));
+  }
+  return Value{ToFloat(*c.emit, c.scope, x), x.shape, kFloat};
+}
+
+StatusOr<std::pair<int64_t, int64_t>> TargetSize(LayerCall& c) {
+  int64_t h = Get<int64_t>(*c.config, "height", -1);
+  int64_t w = Get<int64_t>(*c.config, "width", -1);
+  if (h < 1 || w < 1 || h > (1 << 20) || w > (1 << 20)) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): height ", h, " and width ",
+                           w, " must be in [1, 2^20]");
+  }
+  return std::make_pair(h, w);
+}
+
+// A lookup layer's vocabulary, its special tokens and what the options make of them.
+struct Vocabulary {
+  bool strings = true;
+  std::vector<Json> tokens;  // without the special tokens
+  Json mask_token;           // null when there is none
+  Json oov_token;
+  int64_t num_oov = 1;
+  int64_t oov_start = 0;    // 1 when a mask token takes index 0 (int output)
+  int64_t token_start = 0;  // oov_start + num_oov
+  bool found_special = false;
+  int64_t size() const { return token_start + static_cast<int64_t>(tokens.size()); }
+};
+
+std::string SnakeCase(const std::string& class_name) {
+  std::string out;
+  for (size_t i = 0; i < class_name.size(); ++i) {
+    char ch = class_name[i];
+    if (ch >= 'A' && ch <= 'Z') {
+      if (i > 0) out += '_';
+      out += static_cast<char>(ch - 'A' + 'a');
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+// A .keras archive keeps an adapted vocabulary in assets/layers/<snake_case class><_k>/
+// vocabulary.txt, k counting the earlier layers of the same class in the model's layer list
+// (tf-keras 2.12+ and Keras 3 name the paths so). Returns null when there is none.
+const std::string* VocabularyAsset(const LayerCall& c) {
+  const auto& assets = c.walker->file().assets;
+  if (assets.empty()) return nullptr;
+  const std::string base = "layers/" + SnakeCase(c.class_name);
+  int ordinal = 0;
+  Json model = Json::parse(c.walker->file().model_config, nullptr, false);
+  if (model.is_object()) {
+    auto cfg = model.find("config");
+    if (cfg != model.end() && cfg->is_object()) {
+      auto layers = cfg->find("layers");
+      if (layers != cfg->end() && layers->is_array()) {
+        for (const Json& l : *layers) {
+          if (!l.is_object() || Get<std::string>(l, "class_name", "") != c.class_name) continue;
+          auto lc = l.find("config");
+          std::string name =
+              lc != l.end() && lc->is_object() ? Get<std::string>(*lc, "name", "") : "";
+          if (name == c.name) break;
+          ++ordinal;
+        }
+      }
+    }
+  }
+  const std::string path = (ordinal == 0 ? base : StrCat(base, "_", ordinal)) + "/vocabulary.txt";
+  auto it = assets.find(path);
+  return it == assets.end() ? nullptr : &it->second;
+}
+
+// Reads the vocabulary from the config ("vocabulary": [...]) or, failing that, from the
+// archive's assets, and applies Keras's set_vocabulary rules: the special tokens may lead the
+// list (then they are dropped from it), the size must not pass max_tokens.
+StatusOr<Vocabulary> ReadVocabulary(LayerCall& c, bool strings, const Json& mask_token,
+                                    const Json& oov_token, int64_t num_oov, bool int_output) {
+  Vocabulary v;
+  v.strings = strings;
+  v.mask_token = mask_token;
+  v.oov_token = oov_token;
+  if (num_oov < 0 || num_oov > kMaxTokens) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): num_oov_indices ", num_oov);
+  }
+  v.num_oov = num_oov;
+  v.oov_start = !mask_token.is_null() && int_output ? 1 : 0;
+  v.token_start = v.oov_start + num_oov;
+  std::vector<Json> all;
+  auto it = c.config->find("vocabulary");
+  if (it != c.config->end() && it->is_array()) {
+    all.assign(it->begin(), it->end());
+  } else if (const std::string* text = VocabularyAsset(c)) {
+    // Keras writes the lines joined by "\n" and reads them back with split("\n").
+    for (const std::string& line : StrSplit(*text, '\n')) {
+      if (strings) {
+        all.push_back(line);
+      } else {
+        long long value = 0;
+        if (!ParseInt64(line, &value)) {
+          return InvalidArgument("layer '", c.name, "' (", c.class_name,
+                                 "): the vocabulary asset holds '", line, "', not an integer");
+        }
+        all.push_back(static_cast<int64_t>(value));
+      }
+    }
+  } else {
+    return InvalidArgument(
+        "layer '", c.name, "' (", c.class_name,
+        "): no vocabulary: the config has none as a list and the file no vocabulary asset "
+        "(an adapted vocabulary is kept only by .keras archives and SavedModels)");
+  }
+  if (all.empty()) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): empty vocabulary");
+  }
+  for (const Json& t : all) {
+    if (strings ? !t.is_string() : !t.is_number_integer()) {
+      return InvalidArgument("layer '", c.name, "' (", c.class_name, "): vocabulary entry ",
+                             t.dump(), " is not ", strings ? "a string" : "an integer");
+    }
+  }
+  std::vector<Json> special(v.oov_start, mask_token);
+  special.insert(special.end(), num_oov, oov_token);
+  v.found_special =
+      all.size() >= special.size() && std::equal(special.begin(), special.end(), all.begin());
+  v.tokens.assign(all.begin() + (v.found_special ? special.size() : 0), all.end());
+  const int64_t max_tokens = Get<int64_t>(*c.config, "max_tokens", -1);
+  if (max_tokens >= 0 && v.size() > max_tokens) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): a vocabulary of ", v.size(),
+                           " tokens is larger than max_tokens ", max_tokens);
+  }
+  if (v.size() > kMaxTokens) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): a vocabulary of ", v.size(),
+                           " tokens (at most ", kMaxTokens, ")");
+  }
+  return v;
+}
+
+Tensor TokenTensor(const Vocabulary& v, const std::vector<Json>& tokens) {
+  if (v.strings) {
+    std::vector<std::string> s;
+    for (const Json& t : tokens) s.push_back(t.get<std::string>());
+    return Tensor::Vector<std::string>(s);
+  }
+  std::vector<int64_t> s;
+  for (const Json& t : tokens) s.push_back(t.get<int64_t>());
+  return Tensor::Vector<int64_t>(s);
+}
+
+// Keras's _lookup_dense: the int64 index of each element of `keys` (strings, or int64 for an
+// integer vocabulary); OOV keys get an OOV index (hashed when there are several), the mask
+// token 0 for int output and int64 max otherwise (dropped by the bincount).
+std::string LookupIndices(LayerCall& c, const Vocabulary& v, const std::string& keys, int rank,
+                          bool int_output) {
+  Emitter& emit = *c.emit;
+  const std::string scope = c.scope + "/lookup";
+  const DataType key_type = v.strings ? kString : kInt64;
+  const int64_t fallback = v.num_oov == 1 ? v.oov_start : -1;
+  // index = fallback + sum_i [key == token_i] * (token_start + i - fallback): tokens are unique.
+  std::vector<int64_t> offsets(v.tokens.size());
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    offsets[i] = v.token_start + static_cast<int64_t>(i) - fallback;
+  }
+  std::string eq = Compare(emit, "Equal", scope + "/Equal",
+                           ExpandDimsT(emit, scope + "/keys", keys, rank, key_type),
+                           emit.Const(scope + "/vocabulary", TokenTensor(v, v.tokens)), key_type);
+  std::string hit = Cast(emit, scope + "/hit", eq, kBool, kInt64);
+  hit = emit.Binary("Mul", scope + "/offset", hit,
+                    emit.Const(scope + "/offsets", Tensor::Vector<int64_t>(offsets)), kInt64);
+  std::string idx =
+      emit.Binary("AddV2", scope + "/index", SumLast(emit, scope + "/Sum", hit, kInt64),
+                  emit.Const(scope + "/fallback", Tensor::Scalar<int64_t>(fallback)), kInt64);
+  if (!v.mask_token.is_null()) {
+    Tensor key = v.strings ? Tensor::Scalar<std::string>(v.mask_token.get<std::string>())
+                           : Tensor::Scalar<int64_t>(v.mask_token.get<int64_t>());
+    std::string is_mask = Compare(emit, "Equal", scope + "/is_mask", keys,
+                                  emit.Const(scope + "/mask_token", key), key_type);
+    int64_t value = int_output ? 0 : std::numeric_limits<int64_t>::max();
+    idx = SelectV2(emit, scope + "/masked", is_mask,
+                   emit.Const(scope + "/mask_value", Tensor::Scalar<int64_t>(value)), idx, kInt64);
+  }
+  if (v.num_oov > 1) {
+    std::string bucket;
+    if (v.strings) {
+      NodeDef* n = emit.Add("StringToHashBucketFast", scope + "/oov_hash", {keys});
+      SetNodeAttr(n, "num_buckets", v.num_oov);
+      bucket = n->name();
+    } else {
+      bucket =
+          emit.Binary("FloorMod", scope + "/oov_mod", keys,
+                      emit.Const(scope + "/num_oov", Tensor::Scalar<int64_t>(v.num_oov)), kInt64);
+    }
+    bucket =
+        emit.Binary("AddV2", scope + "/oov_index", bucket,
+                    emit.Const(scope + "/oov_start", Tensor::Scalar<int64_t>(v.oov_start)), kInt64);
+    std::string is_oov =
+        Compare(emit, "Equal", scope + "/is_oov", idx,
+                emit.Const(scope + "/minus_one", Tensor::Scalar<int64_t>(-1)), kInt64);
+    idx = SelectV2(emit, scope + "/oov", is_oov, bucket, idx, kInt64);
+  }
+  return idx;
+}
+
+// tf_idf weights: the layer's weight when the file holds it (Keras's front-padded array), else
+// the config's idf_weights padded as set_vocabulary does. Either must match the vocabulary.
+StatusOr<Tensor> IdfWeights(LayerCall& c, const Vocabulary& v, int64_t depth, bool pad) {
+  std::vector<const KerasWeight*> stored = c.weights->TakeAll();
+  if (!stored.empty()) {
+    const Tensor& w = stored[0]->value;
+    if (w.dims() != 1 || w.dim_size(0) != depth || w.dtype() != kFloat) {
+      return InvalidArgument("layer '", c.name, "' (", c.class_name, "): weight ", stored[0]->name,
+                             " has shape ", w.shape().DebugString(), "; the vocabulary makes ",
+                             depth, " idf weights");
+    }
+    return w;
+  }
+  auto it = c.config->find("idf_weights");
+  if (it == c.config->end() || !it->is_array()) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name,
+                           "): output_mode 'tf_idf' without idf_weights");
+  }
+  std::vector<float> given;
+  for (const Json& x : *it) given.push_back(x.get<float>());
+  const size_t vocab_len = v.tokens.size() + (v.found_special ? v.token_start : 0);
+  if (given.size() != vocab_len) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): ", given.size(),
+                           " idf_weights for a vocabulary of ", vocab_len);
+  }
+  std::vector<float> w;
+  if (!v.found_special) {
+    double sum = 0;
+    for (float g : given) sum += g;
+    w.assign(v.token_start, static_cast<float>(sum / static_cast<double>(given.size())));
+  }
+  w.insert(w.end(), given.begin(), given.end());
+  if (pad && static_cast<int64_t>(w.size()) < depth) w.resize(depth, 0.0f);
+  if (static_cast<int64_t>(w.size()) != depth) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): ", w.size(),
+                           " idf weights for ", depth, " output bins");
+  }
+  return Tensor::Vector<float>(w);
+}
+
+// The number of bins of a non-int lookup output: max_tokens with pad_to_max_tokens, else the
+// vocabulary with its special tokens.
+StatusOr<int64_t> LookupDepth(LayerCall& c, const Vocabulary& v) {
+  if (!Get<bool>(*c.config, "pad_to_max_tokens", false)) return v.size();
+  int64_t max_tokens = Get<int64_t>(*c.config, "max_tokens", -1);
+  if (max_tokens < 1 || max_tokens > kMaxTokens) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): pad_to_max_tokens with ",
+                           "max_tokens ", max_tokens);
+  }
+  return max_tokens;
+}
+
+Status RefuseSparse(const LayerCall& c) {
+  if (Get<bool>(*c.config, "sparse", false)) {
+    return Unimplemented("layer '", c.name, "' (", c.class_name, "): sparse=True outputs");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ResizingLayer(LayerCall& c, std::vector<Value>* out) {
+  GRT_ASSIGN_OR_RETURN(Value x, ImageInput(c));
+  GRT_ASSIGN_OR_RETURN(auto size, TargetSize(c));
+  const std::string method = Get<std::string>(*c.config, "interpolation", "bilinear");
+  std::string y;
+  if (Get<bool>(*c.config, "crop_to_aspect_ratio", false)) {
+    GRT_ASSIGN_OR_RETURN(
+        y, SmartResize(c, x.tensor, x.shape[1], x.shape[2], size.first, size.second, method));
+  } else {
+    GRT_ASSIGN_OR_RETURN(y, Resize(c, x.tensor, method, size.first, size.second));
+  }
+  out->push_back(Value{y, {x.shape[0], size.first, size.second, x.shape[3]}});
+  return Status::OK();
+}
+
+// CenterCrop crops when the image is at least the target size, else smart-resizes (bilinear);
+// RandomCrop at inference always smart-resizes.
+Status CropLayer(LayerCall& c, std::vector<Value>* out) {
+  GRT_ASSIGN_OR_RETURN(Value x, ImageInput(c));
+  GRT_ASSIGN_OR_RETURN(auto size, TargetSize(c));
+  const auto [h, w] = size;
+  const int64_t dh = x.shape[1] - h, dw = x.shape[2] - w;
+  std::string y;
+  if (c.class_name == "CenterCrop" && dh >= 0 && dw >= 0) {
+    y = SliceImage(*c.emit, c.scope + "/center", x.tensor, dh / 2, dw / 2, h, w);
+  } else {
+    GRT_ASSIGN_OR_RETURN(y, SmartResize(c, x.tensor, x.shape[1], x.shape[2], h, w, "bilinear"));
+  }
+  out->push_back(Value{y, {x.shape[0], h, w, x.shape[3]}});
+  return Status::OK();
+}
+
+Status CategoryEncodingLayer(LayerCall& c, std::vector<Value>* out) {
+  GRT_RETURN_IF_ERROR(RefuseSparse(c));
+  const Json* tokens = nullptr;
+  auto it = c.config->find("num_tokens");
+  if (it == c.config->end() || it->is_null()) it = c.config->find("max_tokens");
+  if (it != c.config->end() && !it->is_null()) tokens = &*it;
+  if (tokens == nullptr) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): no num_tokens");
+  }
+  const int64_t depth = JsonInt(*tokens);
+  const std::string mode = Get<std::string>(*c.config, "output_mode", "multi_hot");
+  if (mode == "int" || mode == "tf_idf") {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): unknown output_mode '", mode,
+                           "'");
+  }
+  Value ids = AsIds(*c.emit, c.scope, c.inputs[0]);
+  GRT_ASSIGN_OR_RETURN(Value y,
+                       EncodeCategorical(c, ids, mode, depth, ConfigDtype(c, "float32"), nullptr));
+  out->push_back(y);
+  return Status::OK();
+}
+
+Status HashingLayer(LayerCall& c, std::vector<Value>* out) {
+  GRT_RETURN_IF_ERROR(RefuseSparse(c));
+  Emitter& emit = *c.emit;
+  const Value& x = c.inputs[0];
+  const std::string mode = Get<std::string>(*c.config, "output_mode", "int");
+  int64_t bins = Get<int64_t>(*c.config, "num_bins", -1);
+  if (bins < 1 || bins > std::numeric_limits<int32_t>::max()) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): num_bins ", bins);
+  }
+  if (x.dtype != kString && !IsIntegerType(x.dtype)) {
+    return Unimplemented("layer '", c.name, "' (", c.class_name, "): inputs of dtype ",
+                         DataTypeString(x.dtype), " (strings or integers)");
+  }
+  int64_t hash_bins = bins;
+  std::string mask;
+  auto mv = c.config->find("mask_value");
+  if (mv != c.config->end() && !mv->is_null() && bins > 1) {
+    --hash_bins;
+    Tensor value = x.dtype == kString ? Tensor::Scalar<std::string>(mv->get<std::string>())
+                                      : Tensor::Scalar<int64_t>(JsonInt(*mv));
+    std::string v = emit.Const(c.scope + "/mask_value", value);
+    if (x.dtype != kString) v = Cast(emit, c.scope + "/mask_value_cast", v, kInt64, x.dtype);
+    mask = Compare(emit, "Equal", c.scope + "/is_mask", x.tensor, v, x.dtype);
+  }
+  std::string s = x.tensor;
+  if (x.dtype != kString) {
+    NodeDef* n = emit.Add("AsString", c.scope + "/AsString", {x.tensor});
+    SetNodeAttr(n, "T", x.dtype);
+    SetNodeAttr(n, "precision", -1);
+    SetNodeAttr(n, "scientific", false);
+    SetNodeAttr(n, "shortest", false);
+    SetNodeAttr(n, "width", -1);
+    SetNodeAttr(n, "fill", "");
+    s = n->name();
+  }
+  NodeDef* hash;
+  auto salt = c.config->find("salt");
+  if (salt == c.config->end() || salt->is_null()) {
+    hash = emit.Add("StringToHashBucketFast", c.scope + "/hash", {s});
+  } else {
+    std::vector<int64_t> key;
+    if (salt->is_array()) {
+      for (const Json& k : *salt) key.push_back(JsonInt(k));
+    } else {
+      key = {JsonInt(*salt), JsonInt(*salt)};
+    }
+    if (key.size() != 2) {
+      return InvalidArgument("layer '", c.name, "' (", c.class_name,
+                             "): salt must be an integer or two");
+    }
+    hash = emit.Add("StringToHashBucketStrong", c.scope + "/hash", {s});
+    SetNodeAttr(hash, "key", key);
+  }
+  SetNodeAttr(hash, "num_buckets", hash_bins);
+  std::string ids = hash->name();
+  if (!mask.empty()) {
+    ids = emit.Binary("AddV2", c.scope + "/shift", ids,
+                      emit.Const(c.scope + "/one", Tensor::Scalar<int64_t>(1)), kInt64);
+    ids = SelectV2(emit, c.scope + "/masked", mask,
+                   emit.Const(c.scope + "/zero", Tensor::Scalar<int64_t>(0)), ids, kInt64);
+  }
+  GRT_ASSIGN_OR_RETURN(
+      Value y, EncodeCategorical(c, Value{ids, x.shape, kInt64}, mode, bins,
+                                 ConfigDtype(c, mode == "int" ? "int64" : "float32"), nullptr));
+  out->push_back(y);
+  return Status::OK();
+}
+
+Status DiscretizationLayer(LayerCall& c, std::vector<Value>* out) {
+  GRT_RETURN_IF_ERROR(RefuseSparse(c));
+  Emitter& emit = *c.emit;
+  const Value& x = c.inputs[0];
+  auto it = c.config->find("bin_boundaries");
+  if (it == c.config->end() || !it->is_array()) {
+    return Unimplemented("layer '", c.name, "' (", c.class_name,
+                         "): no bin_boundaries in the config (an adapted Discretization)");
+  }
+  std::vector<float> bounds;
+  for (const Json& b : *it) bounds.push_back(b.get<float>());
+  if (!std::is_sorted(bounds.begin(), bounds.end())) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name,
+                           "): bin_boundaries are not sorted");
+  }
+  const std::string mode = Get<std::string>(*c.config, "output_mode", "int");
+  DataType t = x.dtype;
+  std::string in = x.tensor;
+  if (t != kFloat && t != ::tensorflow::DT_DOUBLE && t != kInt32 && t != kInt64) {
+    in = Cast(emit, c.scope + "/Cast", in, t, kFloat);
+    t = kFloat;
+  }
+  NodeDef* n = emit.Add("Bucketize", c.scope + "/Bucketize", {in});
+  SetNodeAttr(n, "T", t);
+  auto* list = (*n->mutable_attr())["boundaries"].mutable_list();
+  for (float b : bounds) list->add_f(b);
+  GRT_ASSIGN_OR_RETURN(
+      Value y, EncodeCategorical(c, Value{n->name(), x.shape, kInt32}, mode,
+                                 static_cast<int64_t>(bounds.size()) + 1,
+                                 ConfigDtype(c, mode == "int" ? "int64" : "float32"), nullptr));
+  out->push_back(y);
+  return Status::OK();
+}
+
+Status LookupLayer(LayerCall& c, std::vector<Value>* out) {
+  GRT_RETURN_IF_ERROR(RefuseSparse(c));
+  Emitter& emit = *c.emit;
+  const Value& x = c.inputs[0];
+  const bool strings = c.class_name == "StringLookup";
+  const std::string mode = Get<std::string>(*c.config, "output_mode", "int");
+  const bool int_output = mode == "int";
+  Json mask = Json();
+  Json oov = strings ? Json("[UNK]") : Json(-1);
+  if (auto it = c.config->find("mask_token"); it != c.config->end()) mask = *it;
+  if (auto it = c.config->find("oov_token"); it != c.config->end() && !it->is_null()) oov = *it;
+  if (!strings && !mask.is_null()) mask = JsonInt(mask);
+  if (!strings) oov = JsonInt(oov);
+  if ((!mask.is_null() && mask.is_string() != strings) || oov.is_string() != strings) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name,
+                           "): mask_token or oov_token of the wrong type");
+  }
+  if (strings) {
+    std::string encoding = Get<std::string>(*c.config, "encoding", "utf-8");
+    if (encoding != "utf-8" && encoding != "UTF-8") {
+      return Unimplemented("layer '", c.name, "' (", c.class_name, "): encoding '", encoding, "'");
+    }
+  }
+  GRT_ASSIGN_OR_RETURN(Vocabulary v,
+                       ReadVocabulary(c, strings, mask, oov,
+                                      Get<int64_t>(*c.config, "num_oov_indices", 1), int_output));
+  const DataType out_type = ConfigDtype(c, int_output ? "int64" : "float32");
+  if (Get<bool>(*c.config, "invert", false)) {
+    if (!int_output) {
+      return InvalidArgument("layer '", c.name, "' (", c.class_name, "): invert with output_mode '",
+                             mode, "'");
+    }
+    // table[i]: the token of index i; OOV indices, out-of-range ones (mapped to the last entry)
+    // and, without a mask token, index 0 give oov_token.
+    std::vector<Json> table(v.token_start, oov);
+    table.insert(table.end(), v.tokens.begin(), v.tokens.end());
+    table.push_back(oov);
+    if (!mask.is_null()) table[0] = mask;
+    const int64_t end = v.size();
+    std::string ids = Cast(emit, c.scope + "/ids", x.tensor, x.dtype, kInt64);
+    std::string ok =
+        emit.Add("LogicalAnd", c.scope + "/in_range",
+                 {Compare(emit, "GreaterEqual", c.scope + "/ge0", ids,
+                          emit.Const(c.scope + "/zero", Tensor::Scalar<int64_t>(0)), kInt64),
+                  Compare(emit, "Less", c.scope + "/lt_end", ids,
+                          emit.Const(c.scope + "/end", Tensor::Scalar<int64_t>(end)), kInt64)})
+            ->name();
+    ids = SelectV2(emit, c.scope + "/safe", ok, ids,
+                   emit.Const(c.scope + "/oov_index", Tensor::Scalar<int64_t>(end)), kInt64);
+    NodeDef* g = emit.Add("GatherV2", c.scope + "/Gather",
+                          {emit.Const(c.scope + "/table", TokenTensor(v, table)), ids,
+                           emit.Int(c.scope + "/axis", 0)});
+    const DataType token_type = strings ? kString : kInt64;
+    SetNodeAttr(g, "Tparams", token_type);
+    SetNodeAttr(g, "Tindices", kInt64);
+    SetNodeAttr(g, "Taxis", kInt32);
+    SetNodeAttr(g, "batch_dims", 0);
+    out->push_back(Value{g->name(), x.shape, token_type});
+    return Status::OK();
+  }
+  std::string keys = x.tensor;
+  if (strings && x.dtype != kString) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): inputs of dtype ",
+                           DataTypeString(x.dtype), ", not strings");
+  }
+  if (!strings) keys = Cast(emit, c.scope + "/keys", keys, x.dtype, kInt64);
+  std::string idx = LookupIndices(c, v, keys, x.rank(), int_output);
+  GRT_ASSIGN_OR_RETURN(int64_t depth, LookupDepth(c, v));
+  Tensor idf;
+  if (mode == "tf_idf") {
+    GRT_ASSIGN_OR_RETURN(idf,
+                         IdfWeights(c, v, depth, Get<bool>(*c.config, "pad_to_max_tokens", false)));
+  }
+  GRT_ASSIGN_OR_RETURN(
+      Value y, EncodeCategorical(c, Value{idx, x.shape, kInt64}, mode, depth, out_type, &idf));
+  out->push_back(y);
+  return Status::OK();
+}
+
+// TextVectorization: standardize, split into a ragged batch of tokens (StringSplitV2's sparse
+// result as row splits), n-grams, StringLookup with mask "" and OOV "[UNK]", then either a dense
+// [batch, length] of ids (RaggedTensorToTensor pads with 0 and truncates) or per-row counts
+// (RaggedBincount).
+Status TextVectorizationLayer(LayerCall& c, std::vector<Value>* out) {
+  GRT_RETURN_IF_ERROR(RefuseSparse(c));
+  Emitter& emit = *c.emit;
+  const Value& x = c.inputs[0];
+  if (x.dtype != kString) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): inputs of dtype ",
+                           DataTypeString(x.dtype), ", not strings");
+  }
+  if (Get<bool>(*c.config, "ragged", false)) {
+    return Unimplemented("layer '", c.name, "' (", c.class_name, "): ragged=True outputs");
+  }
+  const std::string standardize = Get<std::string>(*c.config, "standardize", "");
+  const std::string split = Get<std::string>(*c.config, "split", "");
+  const std::string mode = Get<std::string>(*c.config, "output_mode", "int");
+  const bool int_output = mode == "int";
+  std::string s = x.tensor;
+  if (standardize == "lower" || standardize == "lower_and_strip_punctuation") {
+    NodeDef* n = emit.Add("StringLower", c.scope + "/lower", {s});
+    SetNodeAttr(n, "encoding", "");
+    s = n->name();
+  }
+  if (standardize == "strip_punctuation" || standardize == "lower_and_strip_punctuation") {
+    NodeDef* n = emit.Add("StaticRegexReplace", c.scope + "/strip_punctuation", {s});
+    SetNodeAttr(n, "pattern", R"([!"#$%&()\*\+,-\./:;<=>?@\[\\\]^_`{|}~\'])");
+    SetNodeAttr(n, "rewrite", "");
+    SetNodeAttr(n, "replace_global", true);
+    s = n->name();
+  } else if (!standardize.empty() && standardize != "lower") {
+    return Unimplemented("layer '", c.name, "' (", c.class_name, "): standardize '", standardize,
+                         "'");
+  }
+  Json mask = "";
+  Json oov = "[UNK]";
+  GRT_ASSIGN_OR_RETURN(Vocabulary v, ReadVocabulary(c, true, mask, oov, 1, int_output));
+  GRT_ASSIGN_OR_RETURN(int64_t depth, LookupDepth(c, v));
+  Tensor idf;
+  if (mode == "tf_idf") {
+    GRT_ASSIGN_OR_RETURN(idf,
+                         IdfWeights(c, v, depth, Get<bool>(*c.config, "pad_to_max_tokens", false)));
+  } else if (!int_output && mode != "multi_hot" && mode != "count") {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): unknown output_mode '", mode,
+                           "'");
+  }
+  const int64_t length = Get<int64_t>(*c.config, "output_sequence_length", -1);
+  if (length > kMaxTokens) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): output_sequence_length ",
+                           length);
+  }
+  if (split.empty()) {
+    if (c.config->contains("ngrams") && !(*c.config)["ngrams"].is_null()) {
+      return Unimplemented("layer '", c.name, "' (", c.class_name, "): ngrams without a split");
+    }
+    Value ids{LookupIndices(c, v, s, x.rank(), int_output), x.shape, kInt64};
+    if (int_output && length >= 0) {
+      if (x.rank() != 2 || x.shape[1] < 0) {
+        return Unimplemented("layer '", c.name, "' (", c.class_name,
+                             "): output_sequence_length on an input of shape ",
+                             ShapeString(x.shape));
+      }
+      const int64_t d = x.shape[1];
+      NodeDef* n;
+      if (d >= length) {
+        n = emit.Add("Slice", c.scope + "/truncate",
+                     {ids.tensor, emit.Ints(c.scope + "/truncate/begin", {0, 0}),
+                      emit.Ints(c.scope + "/truncate/size", {-1, static_cast<int32_t>(length)})});
+        SetNodeAttr(n, "Index", kInt32);
+      } else {
+        Tensor pads(kInt32, TensorShape({2, 2}));
+        int32_t* p = pads.data<int32_t>();
+        p[0] = p[1] = p[2] = 0;
+        p[3] = static_cast<int32_t>(length - d);
+        n = emit.Add("Pad", c.scope + "/pad",
+                     {ids.tensor, emit.Const(c.scope + "/paddings", pads)});
+        SetNodeAttr(n, "Tpaddings", kInt32);
+      }
+      SetNodeAttr(n, "T", kInt64);
+      out->push_back(Value{n->name(), {x.shape[0], length}, kInt64});
+      return Status::OK();
+    }
+    GRT_ASSIGN_OR_RETURN(
+        Value y, EncodeCategorical(c, ids, mode, depth, int_output ? kInt64 : kFloat, &idf));
+    out->push_back(y);
+    return Status::OK();
+  }
+  if (split != "whitespace") {
+    return Unimplemented("layer '", c.name, "' (", c.class_name, "): split '", split,
+                         "' (graphrt splits on whitespace)");
+  }
+  if (x.rank() == 2) {
+    if (x.shape[1] != 1) {
+      return InvalidArgument("layer '", c.name, "' (", c.class_name,
+                             "): splitting takes inputs of shape [batch, 1], got ",
+                             ShapeString(x.shape));
+    }
+    s = emit.Squeeze(c.scope + "/squeeze", s, {1}, kString);
+  } else if (x.rank() != 1) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name,
+                           "): splitting takes inputs of shape [batch, 1], got ",
+                           ShapeString(x.shape));
+  }
+  NodeDef* sp = emit.Add("StringSplitV2", c.scope + "/split",
+                         {s, emit.Const(c.scope + "/sep", Tensor::Scalar<std::string>(""))});
+  SetNodeAttr(sp, "maxsplit", int64_t{-1});
+  // Row splits from the sparse indices: counts of each row id, cumulated behind a 0.
+  NodeDef* rowids = emit.Add(
+      "StridedSlice", c.scope + "/rowids",
+      {sp->name() + ":0", emit.Ints(c.scope + "/rowids/begin", {0, 0}),
+       emit.Ints(c.scope + "/rowids/end", {0, 1}), emit.Ints(c.scope + "/rowids/strides", {1, 1})});
+  SetNodeAttr(rowids, "T", kInt64);
+  SetNodeAttr(rowids, "Index", kInt32);
+  SetNodeAttr(rowids, "begin_mask", int64_t{1});
+  SetNodeAttr(rowids, "end_mask", int64_t{1});
+  SetNodeAttr(rowids, "ellipsis_mask", int64_t{0});
+  SetNodeAttr(rowids, "new_axis_mask", int64_t{0});
+  SetNodeAttr(rowids, "shrink_axis_mask", int64_t{2});
+  NodeDef* nrows = emit.Add(
+      "StridedSlice", c.scope + "/nrows",
+      {sp->name() + ":2", emit.Ints(c.scope + "/nrows/begin", {0}),
+       emit.Ints(c.scope + "/nrows/end", {1}), emit.Ints(c.scope + "/nrows/strides", {1})});
+  SetNodeAttr(nrows, "T", kInt64);
+  SetNodeAttr(nrows, "Index", kInt32);
+  SetNodeAttr(nrows, "begin_mask", int64_t{0});
+  SetNodeAttr(nrows, "end_mask", int64_t{0});
+  SetNodeAttr(nrows, "ellipsis_mask", int64_t{0});
+  SetNodeAttr(nrows, "new_axis_mask", int64_t{0});
+  SetNodeAttr(nrows, "shrink_axis_mask", int64_t{1});
+  NodeDef* lengths =
+      emit.Add("DenseBincount", c.scope + "/row_lengths",
+               {rowids->name(), nrows->name(),
+                emit.Const(c.scope + "/row_lengths/weights", Tensor(kInt64, TensorShape({0})))});
+  SetNodeAttr(lengths, "Tidx", kInt64);
+  SetNodeAttr(lengths, "T", kInt64);
+  SetNodeAttr(lengths, "binary_output", false);
+  NodeDef* cum = emit.Add("Cumsum", c.scope + "/cumsum",
+                          {lengths->name(), emit.Int(c.scope + "/cumsum/axis", 0)});
+  SetNodeAttr(cum, "T", kInt64);
+  SetNodeAttr(cum, "Tidx", kInt32);
+  SetNodeAttr(cum, "exclusive", false);
+  SetNodeAttr(cum, "reverse", false);
+  std::string splits = emit.Concat(
+      c.scope + "/row_splits",
+      {emit.Const(c.scope + "/row_splits/zero", Tensor::Vector<int64_t>({0})), cum->name()}, 0,
+      kInt64);
+  std::string tokens = sp->name() + ":1";
+  auto ng = c.config->find("ngrams");
+  if (ng != c.config->end() && !ng->is_null()) {
+    std::vector<int64_t> widths;
+    if (ng->is_array()) {
+      for (const Json& w : *ng) widths.push_back(JsonInt(w));
+    } else {
+      for (int64_t w = 1; w <= JsonInt(*ng); ++w) widths.push_back(w);
+    }
+    for (int64_t w : widths) {
+      if (w < 1 || w > 1024) {
+        return InvalidArgument("layer '", c.name, "' (", c.class_name, "): ngrams width ", w);
+      }
+    }
+    NodeDef* n = emit.Add("StringNGrams", c.scope + "/ngrams", {tokens, splits});
+    SetNodeAttr(n, "separator", " ");
+    SetNodeAttr(n, "ngram_widths", widths);
+    SetNodeAttr(n, "left_pad", "");
+    SetNodeAttr(n, "right_pad", "");
+    SetNodeAttr(n, "pad_width", int64_t{0});
+    SetNodeAttr(n, "preserve_short_sequences", false);
+    SetNodeAttr(n, "Tsplits", kInt64);
+    tokens = n->name() + ":0";
+    splits = n->name() + ":1";
+  }
+  std::string ids = LookupIndices(c, v, tokens, 1, int_output);
+  const int64_t batch = x.shape.empty() ? -1 : x.shape[0];
+  if (int_output) {
+    NodeDef* n = emit.Add("RaggedTensorToTensor", c.scope + "/to_tensor",
+                          {emit.Const(c.scope + "/shape", Tensor::Vector<int64_t>({-1, length})),
+                           ids, emit.Const(c.scope + "/pad", Tensor::Scalar<int64_t>(0)), splits});
+    SetNodeAttr(n, "T", kInt64);
+    SetNodeAttr(n, "Tindex", kInt64);
+    SetNodeAttr(n, "Tshape", kInt64);
+    SetNodeAttr(n, "num_row_partition_tensors", int64_t{1});
+    (*n->mutable_attr())["row_partition_types"].mutable_list()->add_s("ROW_SPLITS");
+    out->push_back(Value{n->name(), {batch, length}, kInt64});
+    return Status::OK();
+  }
+  NodeDef* n = emit.Add("RaggedBincount", c.scope + "/bincount",
+                        {splits, ids, emit.Const(c.scope + "/size", Tensor::Scalar<int64_t>(depth)),
+                         emit.Const(c.scope + "/weights", Tensor(kFloat, TensorShape({0})))});
+  SetNodeAttr(n, "Tidx", kInt64);
+  SetNodeAttr(n, "T", kFloat);
+  SetNodeAttr(n, "binary_output", mode == "multi_hot");
+  std::string y = n->name();
+  if (mode == "tf_idf") {
+    y = emit.Binary("Mul", c.scope + "/tf_idf", y, emit.Const(c.scope + "/idf_weights", idf));
+  }
+  out->push_back(Value{y, {batch, depth}, kFloat});
+  return Status::OK();
+}
+
+}  // namespace internal
+}  // namespace keras
+}  // namespace graphrt
