@@ -172,8 +172,12 @@ StatusOr<std::string> Resize(LayerCall& c, const std::string& x, const std::stri
     op = "ResizeBicubic";
   } else if (method == "area") {
     op = "ResizeArea";
+  } else if (method != "lanczos3" && method != "lanczos5" && method != "gaussian" &&
+             method != "mitchellcubic") {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): unknown interpolation '",
+                           method, "'");
   } else {
-    // lanczos3, lanczos5, gaussian, mitchellcubic are ScaleAndTranslate, which graphrt lacks.
+    // Keras's other methods are ScaleAndTranslate, which graphrt lacks.
     return Unimplemented("layer '", c.name, "' (", c.class_name, "): interpolation '", method,
                          "' (graphrt resizes with bilinear, nearest, bicubic and area)");
   }
@@ -482,6 +486,83 @@ Status RefuseSparse(const LayerCall& c) {
     return Unimplemented("layer '", c.name, "' (", c.class_name, "): sparse=True outputs");
   }
   return Status::OK();
+}
+
+// tf.strings.split(x) of a [batch] string tensor as a ragged batch: the tokens and row splits.
+void WhitespaceSplit(Emitter& emit, const std::string& scope, const std::string& s,
+                     std::string* tokens, std::string* splits) {
+  NodeDef* sp = emit.Add("StringSplitV2", scope + "/split",
+                         {s, emit.Const(scope + "/sep", Tensor::Scalar<std::string>(""))});
+  SetNodeAttr(sp, "maxsplit", int64_t{-1});
+  // Row splits from the sparse indices: counts of each row id, cumulated behind a 0.
+  NodeDef* rowids = emit.Add(
+      "StridedSlice", scope + "/rowids",
+      {sp->name() + ":0", emit.Ints(scope + "/rowids/begin", {0, 0}),
+       emit.Ints(scope + "/rowids/end", {0, 1}), emit.Ints(scope + "/rowids/strides", {1, 1})});
+  SetNodeAttr(rowids, "T", kInt64);
+  SetNodeAttr(rowids, "Index", kInt32);
+  SetNodeAttr(rowids, "begin_mask", int64_t{1});
+  SetNodeAttr(rowids, "end_mask", int64_t{1});
+  SetNodeAttr(rowids, "ellipsis_mask", int64_t{0});
+  SetNodeAttr(rowids, "new_axis_mask", int64_t{0});
+  SetNodeAttr(rowids, "shrink_axis_mask", int64_t{2});
+  NodeDef* nrows =
+      emit.Add("StridedSlice", scope + "/nrows",
+               {sp->name() + ":2", emit.Ints(scope + "/nrows/begin", {0}),
+                emit.Ints(scope + "/nrows/end", {1}), emit.Ints(scope + "/nrows/strides", {1})});
+  SetNodeAttr(nrows, "T", kInt64);
+  SetNodeAttr(nrows, "Index", kInt32);
+  SetNodeAttr(nrows, "begin_mask", int64_t{0});
+  SetNodeAttr(nrows, "end_mask", int64_t{0});
+  SetNodeAttr(nrows, "ellipsis_mask", int64_t{0});
+  SetNodeAttr(nrows, "new_axis_mask", int64_t{0});
+  SetNodeAttr(nrows, "shrink_axis_mask", int64_t{1});
+  NodeDef* lengths =
+      emit.Add("DenseBincount", scope + "/row_lengths",
+               {rowids->name(), nrows->name(),
+                emit.Const(scope + "/row_lengths/weights", Tensor(kInt64, TensorShape({0})))});
+  SetNodeAttr(lengths, "Tidx", kInt64);
+  SetNodeAttr(lengths, "T", kInt64);
+  SetNodeAttr(lengths, "binary_output", false);
+  NodeDef* cum =
+      emit.Add("Cumsum", scope + "/cumsum", {lengths->name(), emit.Int(scope + "/cumsum/axis", 0)});
+  SetNodeAttr(cum, "T", kInt64);
+  SetNodeAttr(cum, "Tidx", kInt32);
+  SetNodeAttr(cum, "exclusive", false);
+  SetNodeAttr(cum, "reverse", false);
+  *splits = emit.Concat(
+      scope + "/row_splits",
+      {emit.Const(scope + "/row_splits/zero", Tensor::Vector<int64_t>({0})), cum->name()}, 0,
+      kInt64);
+  *tokens = sp->name() + ":1";
+}
+
+// tf.strings.unicode_split(x, "UTF-8"): decode to code points, then encode each alone.
+void CharacterSplit(Emitter& emit, const std::string& scope, const std::string& s,
+                    std::string* tokens, std::string* splits) {
+  NodeDef* decode = emit.Add("UnicodeDecode", scope + "/decode", {s});
+  SetNodeAttr(decode, "input_encoding", "UTF-8");
+  SetNodeAttr(decode, "errors", "replace");
+  SetNodeAttr(decode, "replacement_char", int64_t{65533});
+  SetNodeAttr(decode, "replace_control_characters", false);
+  SetNodeAttr(decode, "Tsplits", kInt64);
+  const std::string chars = decode->name() + ":1";
+  NodeDef* size = emit.Add("Size", scope + "/num_chars", {chars});
+  SetNodeAttr(size, "T", kInt32);
+  SetNodeAttr(size, "out_type", kInt64);
+  std::string one = emit.Const(scope + "/one", Tensor::Scalar<int64_t>(1));
+  NodeDef* range = emit.Add(
+      "Range", scope + "/char_splits",
+      {emit.Const(scope + "/zero", Tensor::Scalar<int64_t>(0)),
+       emit.Binary("AddV2", scope + "/num_chars_plus_one", size->name(), one, kInt64), one});
+  SetNodeAttr(range, "Tidx", kInt64);
+  NodeDef* encode = emit.Add("UnicodeEncode", scope + "/encode", {chars, range->name()});
+  SetNodeAttr(encode, "errors", "replace");
+  SetNodeAttr(encode, "output_encoding", "UTF-8");
+  SetNodeAttr(encode, "replacement_char", int64_t{65533});
+  SetNodeAttr(encode, "Tsplits", kInt64);
+  *tokens = encode->name();
+  *splits = decode->name() + ":0";
 }
 
 }  // namespace
@@ -809,9 +890,9 @@ Status TextVectorizationLayer(LayerCall& c, std::vector<Value>* out) {
     out->push_back(y);
     return Status::OK();
   }
-  if (split != "whitespace") {
+  if (split != "whitespace" && split != "character") {
     return Unimplemented("layer '", c.name, "' (", c.class_name, "): split '", split,
-                         "' (graphrt splits on whitespace)");
+                         "' (graphrt splits on whitespace or characters)");
   }
   if (x.rank() == 2) {
     if (x.shape[1] != 1) {
@@ -825,50 +906,12 @@ Status TextVectorizationLayer(LayerCall& c, std::vector<Value>* out) {
                            "): splitting takes inputs of shape [batch, 1], got ",
                            ShapeString(x.shape));
   }
-  NodeDef* sp = emit.Add("StringSplitV2", c.scope + "/split",
-                         {s, emit.Const(c.scope + "/sep", Tensor::Scalar<std::string>(""))});
-  SetNodeAttr(sp, "maxsplit", int64_t{-1});
-  // Row splits from the sparse indices: counts of each row id, cumulated behind a 0.
-  NodeDef* rowids = emit.Add(
-      "StridedSlice", c.scope + "/rowids",
-      {sp->name() + ":0", emit.Ints(c.scope + "/rowids/begin", {0, 0}),
-       emit.Ints(c.scope + "/rowids/end", {0, 1}), emit.Ints(c.scope + "/rowids/strides", {1, 1})});
-  SetNodeAttr(rowids, "T", kInt64);
-  SetNodeAttr(rowids, "Index", kInt32);
-  SetNodeAttr(rowids, "begin_mask", int64_t{1});
-  SetNodeAttr(rowids, "end_mask", int64_t{1});
-  SetNodeAttr(rowids, "ellipsis_mask", int64_t{0});
-  SetNodeAttr(rowids, "new_axis_mask", int64_t{0});
-  SetNodeAttr(rowids, "shrink_axis_mask", int64_t{2});
-  NodeDef* nrows = emit.Add(
-      "StridedSlice", c.scope + "/nrows",
-      {sp->name() + ":2", emit.Ints(c.scope + "/nrows/begin", {0}),
-       emit.Ints(c.scope + "/nrows/end", {1}), emit.Ints(c.scope + "/nrows/strides", {1})});
-  SetNodeAttr(nrows, "T", kInt64);
-  SetNodeAttr(nrows, "Index", kInt32);
-  SetNodeAttr(nrows, "begin_mask", int64_t{0});
-  SetNodeAttr(nrows, "end_mask", int64_t{0});
-  SetNodeAttr(nrows, "ellipsis_mask", int64_t{0});
-  SetNodeAttr(nrows, "new_axis_mask", int64_t{0});
-  SetNodeAttr(nrows, "shrink_axis_mask", int64_t{1});
-  NodeDef* lengths =
-      emit.Add("DenseBincount", c.scope + "/row_lengths",
-               {rowids->name(), nrows->name(),
-                emit.Const(c.scope + "/row_lengths/weights", Tensor(kInt64, TensorShape({0})))});
-  SetNodeAttr(lengths, "Tidx", kInt64);
-  SetNodeAttr(lengths, "T", kInt64);
-  SetNodeAttr(lengths, "binary_output", false);
-  NodeDef* cum = emit.Add("Cumsum", c.scope + "/cumsum",
-                          {lengths->name(), emit.Int(c.scope + "/cumsum/axis", 0)});
-  SetNodeAttr(cum, "T", kInt64);
-  SetNodeAttr(cum, "Tidx", kInt32);
-  SetNodeAttr(cum, "exclusive", false);
-  SetNodeAttr(cum, "reverse", false);
-  std::string splits = emit.Concat(
-      c.scope + "/row_splits",
-      {emit.Const(c.scope + "/row_splits/zero", Tensor::Vector<int64_t>({0})), cum->name()}, 0,
-      kInt64);
-  std::string tokens = sp->name() + ":1";
+  std::string tokens, splits;
+  if (split == "whitespace") {
+    WhitespaceSplit(emit, c.scope, s, &tokens, &splits);
+  } else {
+    CharacterSplit(emit, c.scope, s, &tokens, &splits);
+  }
   auto ng = c.config->find("ngrams");
   if (ng != c.config->end() && !ng->is_null()) {
     std::vector<int64_t> widths;
