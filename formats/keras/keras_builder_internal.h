@@ -6,8 +6,7 @@
 //   keras_node_emitter.{h,cc}  emitting NodeDefs
 //   keras_weight_cursor.cc     handing each layer its weights, checked against the architecture
 //   keras_layers_*.cc          the layers, one file per family
-//   keras_layers_preprocessing.cc  Resizing, lookups, TextVectorization and the other
-//                              preprocessing layers
+//   keras_layers_*preprocessing.cc  the preprocessing layers: image, categorical, lookups, text
 //   keras_rnn.cc               SimpleRNN, LSTM, GRU and Bidirectional as while loops
 #ifndef GRAPHRT_FORMATS_KERAS_KERAS_BUILDER_INTERNAL_H_
 #define GRAPHRT_FORMATS_KERAS_KERAS_BUILDER_INTERNAL_H_
@@ -184,9 +183,11 @@ Status DotLayer(LayerCall& c, std::vector<Value>* out);
 Status Recurrent(LayerCall& c, std::vector<Value>* out);
 Status BidirectionalLayer(LayerCall& c, std::vector<Value>* out);
 
-// keras_layers_preprocessing.cc
+// keras_layers_image_preprocessing.cc
 Status ResizingLayer(LayerCall& c, std::vector<Value>* out);
 Status CropLayer(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_preprocessing.cc
 Status CategoryEncodingLayer(LayerCall& c, std::vector<Value>* out);
 Status HashingLayer(LayerCall& c, std::vector<Value>* out);
 Status DiscretizationLayer(LayerCall& c, std::vector<Value>* out);

@@ -1,7 +1,6 @@
-// Keras preprocessing layers at inference (tf-keras 2.15 semantics): Resizing, CenterCrop,
-// RandomCrop, CategoryEncoding, Hashing, Discretization, StringLookup, IntegerLookup and
-// TextVectorization. The random augmentation layers are the identity at inference and map to
-// IdentityLayer in the table.
+// Keras categorical and text preprocessing layers at inference (tf-keras 2.15 semantics):
+// CategoryEncoding, Hashing, Discretization, StringLookup, IntegerLookup and TextVectorization.
+// The image layers are in keras_layers_image_preprocessing.cc.
 //
 // Lookups are stateless: a token's index is found by comparing it with every vocabulary entry
 // (Equal against a Const vocabulary, then a weighted sum), instead of a HashTableV2 that would
@@ -32,6 +31,8 @@ constexpr DataType kBool = ::tensorflow::DT_BOOL;
 // The most bins a count/one-hot output may have: the output is [batch, bins] floats, so a
 // hostile num_tokens would otherwise allocate without bound.
 constexpr int64_t kMaxTokens = int64_t{1} << 24;
+// The widest n-gram TextVectorization may ask for (each width is a pass over the tokens).
+constexpr int64_t kMaxNgram = 64;
 
 std::string Cast(Emitter& emit, const std::string& name, const std::string& x, DataType from,
                  DataType to) {
@@ -157,89 +158,6 @@ StatusOr<Value> EncodeCategorical(LayerCall& c, const Value& ids, const std::str
 Value AsIds(Emitter& emit, const std::string& scope, const Value& x) {
   if (x.dtype == kInt32 || x.dtype == kInt64) return x;
   return Value{Cast(emit, scope + "/ids", x.tensor, x.dtype, kInt32), x.shape, kInt32};
-}
-
-// tf.image.resize(method=...) of TensorFlow 2 without antialias: the kernels graphrt has.
-StatusOr<std::string> Resize(LayerCall& c, const std::string& x, const std::string& method,
-                             int64_t h, int64_t w) {
-  Emitter& emit = *c.emit;
-  std::string op;
-  if (method == "bilinear") {
-    op = "ResizeBilinear";
-  } else if (method == "nearest") {
-    op = "ResizeNearestNeighbor";
-  } else if (method == "bicubic") {
-    op = "ResizeBicubic";
-  } else if (method == "area") {
-    op = "ResizeArea";
-  } else if (method != "lanczos3" && method != "lanczos5" && method != "gaussian" &&
-             method != "mitchellcubic") {
-    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): unknown interpolation '",
-                           method, "'");
-  } else {
-    // Keras's other methods are ScaleAndTranslate, which graphrt lacks.
-    return Unimplemented("layer '", c.name, "' (", c.class_name, "): interpolation '", method,
-                         "' (graphrt resizes with bilinear, nearest, bicubic and area)");
-  }
-  if (h < 1 || w < 1 || h > (1 << 20) || w > (1 << 20)) {
-    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): size ", h, "x", w,
-                           " is outside [1, 2^20]");
-  }
-  NodeDef* n = emit.Add(
-      op, c.scope + "/" + op,
-      {x, emit.Ints(c.scope + "/size", {static_cast<int32_t>(h), static_cast<int32_t>(w)})});
-  SetNodeAttr(n, "T", kFloat);
-  SetNodeAttr(n, "align_corners", false);
-  if (op != "ResizeArea") SetNodeAttr(n, "half_pixel_centers", true);
-  return n->name();
-}
-
-std::string SliceImage(Emitter& emit, const std::string& name, const std::string& x, int64_t top,
-                       int64_t left, int64_t h, int64_t w) {
-  NodeDef* n = emit.Add(
-      "Slice", name,
-      {x, emit.Ints(name + "/begin", {0, static_cast<int32_t>(top), static_cast<int32_t>(left), 0}),
-       emit.Ints(name + "/size", {-1, static_cast<int32_t>(h), static_cast<int32_t>(w), -1})});
-  SetNodeAttr(n, "T", kFloat);
-  SetNodeAttr(n, "Index", kInt32);
-  return n->name();
-}
-
-// Keras's image_utils.smart_resize: the largest centred window of the target's aspect ratio,
-// then a resize. The window arithmetic is float32 as Keras's.
-StatusOr<std::string> SmartResize(LayerCall& c, const std::string& x, int64_t in_h, int64_t in_w,
-                                  int64_t h, int64_t w, const std::string& method) {
-  if (h < 1 || w < 1) {
-    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): size ", h, "x", w);
-  }
-  int64_t crop_h = static_cast<int32_t>(static_cast<float>(in_w * h) / static_cast<float>(w));
-  int64_t crop_w = static_cast<int32_t>(static_cast<float>(in_h * w) / static_cast<float>(h));
-  crop_h = std::min(in_h, crop_h);
-  crop_w = std::min(in_w, crop_w);
-  int64_t top = static_cast<int32_t>(static_cast<float>(in_h - crop_h) / 2);
-  int64_t left = static_cast<int32_t>(static_cast<float>(in_w - crop_w) / 2);
-  std::string y = SliceImage(*c.emit, c.scope + "/crop", x, top, left, crop_h, crop_w);
-  return Resize(c, y, method, h, w);
-}
-
-// [batch, height, width, channels] with known height and width, as float.
-StatusOr<Value> ImageInput(LayerCall& c) {
-  const Value& x = c.inputs[0];
-  if (x.rank() != 4 || x.shape[1] < 0 || x.shape[2] < 0) {
-    return Unimplemented("layer '", c.name, "' (", c.class_name,
-                         "): an image input of known height and width, got ", ShapeString(x.shape));
-  }
-  return Value{ToFloat(*c.emit, c.scope, x), x.shape, kFloat};
-}
-
-StatusOr<std::pair<int64_t, int64_t>> TargetSize(LayerCall& c) {
-  int64_t h = Get<int64_t>(*c.config, "height", -1);
-  int64_t w = Get<int64_t>(*c.config, "width", -1);
-  if (h < 1 || w < 1 || h > (1 << 20) || w > (1 << 20)) {
-    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): height ", h, " and width ",
-                           w, " must be in [1, 2^20]");
-  }
-  return std::make_pair(h, w);
 }
 
 // A lookup layer's vocabulary, its special tokens and what the options make of them.
@@ -567,38 +485,6 @@ void CharacterSplit(Emitter& emit, const std::string& scope, const std::string& 
 
 }  // namespace
 
-Status ResizingLayer(LayerCall& c, std::vector<Value>* out) {
-  GRT_ASSIGN_OR_RETURN(Value x, ImageInput(c));
-  GRT_ASSIGN_OR_RETURN(auto size, TargetSize(c));
-  const std::string method = Get<std::string>(*c.config, "interpolation", "bilinear");
-  std::string y;
-  if (Get<bool>(*c.config, "crop_to_aspect_ratio", false)) {
-    GRT_ASSIGN_OR_RETURN(
-        y, SmartResize(c, x.tensor, x.shape[1], x.shape[2], size.first, size.second, method));
-  } else {
-    GRT_ASSIGN_OR_RETURN(y, Resize(c, x.tensor, method, size.first, size.second));
-  }
-  out->push_back(Value{y, {x.shape[0], size.first, size.second, x.shape[3]}});
-  return Status::OK();
-}
-
-// CenterCrop crops when the image is at least the target size, else smart-resizes (bilinear);
-// RandomCrop at inference always smart-resizes.
-Status CropLayer(LayerCall& c, std::vector<Value>* out) {
-  GRT_ASSIGN_OR_RETURN(Value x, ImageInput(c));
-  GRT_ASSIGN_OR_RETURN(auto size, TargetSize(c));
-  const auto [h, w] = size;
-  const int64_t dh = x.shape[1] - h, dw = x.shape[2] - w;
-  std::string y;
-  if (c.class_name == "CenterCrop" && dh >= 0 && dw >= 0) {
-    y = SliceImage(*c.emit, c.scope + "/center", x.tensor, dh / 2, dw / 2, h, w);
-  } else {
-    GRT_ASSIGN_OR_RETURN(y, SmartResize(c, x.tensor, x.shape[1], x.shape[2], h, w, "bilinear"));
-  }
-  out->push_back(Value{y, {x.shape[0], h, w, x.shape[3]}});
-  return Status::OK();
-}
-
 Status CategoryEncodingLayer(LayerCall& c, std::vector<Value>* out) {
   GRT_RETURN_IF_ERROR(RefuseSparse(c));
   const Json* tokens = nullptr;
@@ -850,7 +736,7 @@ Status TextVectorizationLayer(LayerCall& c, std::vector<Value>* out) {
                            "'");
   }
   const int64_t length = Get<int64_t>(*c.config, "output_sequence_length", -1);
-  if (length > kMaxTokens) {
+  if (length < -1 || length > kMaxTokens) {
     return InvalidArgument("layer '", c.name, "' (", c.class_name, "): output_sequence_length ",
                            length);
   }
@@ -918,10 +804,14 @@ Status TextVectorizationLayer(LayerCall& c, std::vector<Value>* out) {
     if (ng->is_array()) {
       for (const Json& w : *ng) widths.push_back(JsonInt(w));
     } else {
-      for (int64_t w = 1; w <= JsonInt(*ng); ++w) widths.push_back(w);
+      const int64_t n = JsonInt(*ng);
+      if (n < 1 || n > kMaxNgram) {
+        return InvalidArgument("layer '", c.name, "' (", c.class_name, "): ngrams ", n);
+      }
+      for (int64_t w = 1; w <= n; ++w) widths.push_back(w);
     }
     for (int64_t w : widths) {
-      if (w < 1 || w > 1024) {
+      if (w < 1 || w > kMaxNgram) {
         return InvalidArgument("layer '", c.name, "' (", c.class_name, "): ngrams width ", w);
       }
     }
