@@ -67,14 +67,6 @@ std::string SelectV2(Emitter& emit, const std::string& name, const std::string& 
   return n->name();
 }
 
-std::string SumLast(Emitter& emit, const std::string& name, const std::string& x, DataType t) {
-  NodeDef* n = emit.Add("Sum", name, {x, emit.Ints(name + "/axis", {-1})});
-  SetNodeAttr(n, "T", t);
-  SetNodeAttr(n, "Tidx", kInt32);
-  SetNodeAttr(n, "keep_dims", false);
-  return n->name();
-}
-
 DataType ConfigDtype(const LayerCall& c, const std::string& fallback) {
   std::string name = fallback;
   auto it = c.config->find("dtype");
@@ -270,6 +262,14 @@ StatusOr<Vocabulary> ReadVocabulary(LayerCall& c, bool strings, const Json& mask
   v.found_special =
       all.size() >= special.size() && std::equal(special.begin(), special.end(), all.begin());
   v.tokens.assign(all.begin() + (v.found_special ? special.size() : 0), all.end());
+  std::vector<std::string> seen;
+  for (const Json& t : v.tokens) seen.push_back(t.dump());
+  std::sort(seen.begin(), seen.end());
+  auto repeated = std::adjacent_find(seen.begin(), seen.end());
+  if (repeated != seen.end()) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name,
+                           "): the vocabulary repeats the term ", *repeated);
+  }
   const int64_t max_tokens = Get<int64_t>(*c.config, "max_tokens", -1);
   if (max_tokens >= 0 && v.size() > max_tokens) {
     return InvalidArgument("layer '", c.name, "' (", c.class_name, "): a vocabulary of ", v.size(),
@@ -296,26 +296,75 @@ Tensor TokenTensor(const Vocabulary& v, const std::vector<Json>& tokens) {
 // Keras's _lookup_dense: the int64 index of each element of `keys` (strings, or int64 for an
 // integer vocabulary); OOV keys get an OOV index (hashed when there are several), the mask
 // token 0 for int output and int64 max otherwise (dropped by the bincount).
-std::string LookupIndices(LayerCall& c, const Vocabulary& v, const std::string& keys, int rank,
+std::string LookupIndices(LayerCall& c, const Vocabulary& v, const std::string& keys,
                           bool int_output) {
   Emitter& emit = *c.emit;
   const std::string scope = c.scope + "/lookup";
   const DataType key_type = v.strings ? kString : kInt64;
   const int64_t fallback = v.num_oov == 1 ? v.oov_start : -1;
-  // index = fallback + sum_i [key == token_i] * (token_start + i - fallback): tokens are unique.
-  std::vector<int64_t> offsets(v.tokens.size());
-  for (size_t i = 0; i < offsets.size(); ++i) {
-    offsets[i] = v.token_start + static_cast<int64_t>(i) - fallback;
+  // Binary search: the keys (strings by their 64-bit hash, integers as they are) looked up
+  // among the tokens' keys in ascending order, then the token found compared with the key, so
+  // that a hash collision cannot map a key to the wrong token.
+  const int32_t n = static_cast<int32_t>(v.tokens.size());
+  std::string tokens = emit.Const(scope + "/vocabulary", TokenTensor(v, v.tokens));
+  std::string flat =
+      emit.Reshape(scope + "/flat", keys, emit.Ints(scope + "/flat/shape", {1, -1}), key_type);
+  std::string sorted, order, probe;
+  if (v.strings) {
+    auto hash = [&](const std::string& name, const std::string& x) {
+      NodeDef* h = emit.Add("StringToHashBucketFast", name, {x});
+      SetNodeAttr(h, "num_buckets", std::numeric_limits<int64_t>::max());
+      return h->name();
+    };
+    // Ascending hashes: the top n of the negated hashes, sorted.
+    std::string negated =
+        emit.Unary("Neg", scope + "/neg_hash", hash(scope + "/vocabulary_hash", tokens), kInt64);
+    NodeDef* top = emit.Add("TopKV2", scope + "/sort", {negated, emit.Int(scope + "/n", n)});
+    SetNodeAttr(top, "T", kInt64);
+    SetNodeAttr(top, "sorted", true);
+    sorted = emit.Reshape(scope + "/sorted",
+                          emit.Unary("Neg", scope + "/sorted_hash", top->name() + ":0", kInt64),
+                          emit.Ints(scope + "/sorted/shape", {1, n}), kInt64);
+    order = top->name() + ":1";
+    probe = hash(scope + "/key_hash", flat);
+  } else {
+    std::vector<std::pair<int64_t, int32_t>> pairs;
+    for (int32_t i = 0; i < n; ++i) pairs.emplace_back(v.tokens[i].get<int64_t>(), i);
+    std::sort(pairs.begin(), pairs.end());
+    Tensor keys_sorted(kInt64, TensorShape({1, n}));
+    std::vector<int32_t> perm;
+    for (int32_t i = 0; i < n; ++i) {
+      keys_sorted.data<int64_t>()[i] = pairs[i].first;
+      perm.push_back(pairs[i].second);
+    }
+    sorted = emit.Const(scope + "/sorted", keys_sorted);
+    order = emit.Ints(scope + "/order", perm);
+    probe = flat;
   }
-  std::string eq = Compare(emit, "Equal", scope + "/Equal",
-                           ExpandDimsT(emit, scope + "/keys", keys, rank, key_type),
-                           emit.Const(scope + "/vocabulary", TokenTensor(v, v.tokens)), key_type);
-  std::string hit = Cast(emit, scope + "/hit", eq, kBool, kInt64);
-  hit = emit.Binary("Mul", scope + "/offset", hit,
-                    emit.Const(scope + "/offsets", Tensor::Vector<int64_t>(offsets)), kInt64);
-  std::string idx =
-      emit.Binary("AddV2", scope + "/index", SumLast(emit, scope + "/Sum", hit, kInt64),
-                  emit.Const(scope + "/fallback", Tensor::Scalar<int64_t>(fallback)), kInt64);
+  NodeDef* bound = emit.Add("LowerBound", scope + "/search", {sorted, probe});
+  SetNodeAttr(bound, "T", kInt64);
+  SetNodeAttr(bound, "out_type", kInt32);
+  std::string pos = emit.Binary("Minimum", scope + "/clamp", bound->name(),
+                                emit.Int(scope + "/last", n - 1), kInt32);
+  auto gather = [&](const std::string& name, const std::string& params, const std::string& at,
+                    DataType t) {
+    NodeDef* g = emit.Add("GatherV2", name, {params, at, emit.Int(name + "/axis", 0)});
+    SetNodeAttr(g, "Tparams", t);
+    SetNodeAttr(g, "Tindices", kInt32);
+    SetNodeAttr(g, "Taxis", kInt32);
+    SetNodeAttr(g, "batch_dims", int64_t{0});
+    return g->name();
+  };
+  std::string candidate = gather(scope + "/candidate", order, pos, kInt32);
+  std::string found =
+      Compare(emit, "Equal", scope + "/found",
+              gather(scope + "/token", tokens, candidate, key_type), flat, key_type);
+  std::string idx = emit.Binary(
+      "AddV2", scope + "/token_index", Cast(emit, scope + "/Cast", candidate, kInt32, kInt64),
+      emit.Const(scope + "/token_start", Tensor::Scalar<int64_t>(v.token_start)), kInt64);
+  idx = SelectV2(emit, scope + "/index_or_oov", found, idx,
+                 emit.Const(scope + "/fallback", Tensor::Scalar<int64_t>(fallback)), kInt64);
+  idx = emit.Reshape(scope + "/index", idx, emit.ShapeOf(scope + "/shape", keys, key_type), kInt64);
   if (!v.mask_token.is_null()) {
     Tensor key = v.strings ? Tensor::Scalar<std::string>(v.mask_token.get<std::string>())
                            : Tensor::Scalar<int64_t>(v.mask_token.get<int64_t>());
@@ -675,7 +724,7 @@ Status LookupLayer(LayerCall& c, std::vector<Value>* out) {
                            DataTypeString(x.dtype), ", not strings");
   }
   if (!strings) keys = Cast(emit, c.scope + "/keys", keys, x.dtype, kInt64);
-  std::string idx = LookupIndices(c, v, keys, x.rank(), int_output);
+  std::string idx = LookupIndices(c, v, keys, int_output);
   GRT_ASSIGN_OR_RETURN(int64_t depth, LookupDepth(c, v));
   Tensor idf;
   if (mode == "tf_idf") {
@@ -744,7 +793,7 @@ Status TextVectorizationLayer(LayerCall& c, std::vector<Value>* out) {
     if (c.config->contains("ngrams") && !(*c.config)["ngrams"].is_null()) {
       return Unimplemented("layer '", c.name, "' (", c.class_name, "): ngrams without a split");
     }
-    Value ids{LookupIndices(c, v, s, x.rank(), int_output), x.shape, kInt64};
+    Value ids{LookupIndices(c, v, s, int_output), x.shape, kInt64};
     if (int_output && length >= 0) {
       if (x.rank() != 2 || x.shape[1] < 0) {
         return Unimplemented("layer '", c.name, "' (", c.class_name,
@@ -826,7 +875,7 @@ Status TextVectorizationLayer(LayerCall& c, std::vector<Value>* out) {
     tokens = n->name() + ":0";
     splits = n->name() + ":1";
   }
-  std::string ids = LookupIndices(c, v, tokens, 1, int_output);
+  std::string ids = LookupIndices(c, v, tokens, int_output);
   const int64_t batch = x.shape.empty() ? -1 : x.shape[0];
   if (int_output) {
     NodeDef* n = emit.Add("RaggedTensorToTensor", c.scope + "/to_tensor",
