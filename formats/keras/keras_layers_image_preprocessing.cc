@@ -89,6 +89,14 @@ StatusOr<Value> ImageInput(LayerCall& c) {
     return Unimplemented("layer '", c.name, "' (", c.class_name,
                          "): an image input of known height and width, got ", ShapeString(x.shape));
   }
+  // Keras 3 options tf-keras lacks.
+  if (Get<std::string>(*c.config, "data_format", "channels_last") != "channels_last") {
+    return Unimplemented("layer '", c.name, "' (", c.class_name, "): data_format '",
+                         Get<std::string>(*c.config, "data_format", ""), "'");
+  }
+  if (Get<bool>(*c.config, "pad_to_aspect_ratio", false)) {
+    return Unimplemented("layer '", c.name, "' (", c.class_name, "): pad_to_aspect_ratio");
+  }
   return Value{ToFloat(*c.emit, c.scope, x), x.shape, kFloat};
 }
 

@@ -543,6 +543,10 @@ Status CategoryEncodingLayer(LayerCall& c, std::vector<Value>* out) {
   if (tokens == nullptr) {
     return InvalidArgument("layer '", c.name, "' (", c.class_name, "): no num_tokens");
   }
+  if (c.inputs.size() > 1 ||
+      (c.kwargs != nullptr && c.kwargs->is_object() && c.kwargs->contains("count_weights"))) {
+    return Unimplemented("layer '", c.name, "' (", c.class_name, "): count_weights");
+  }
   const int64_t depth = JsonInt(*tokens);
   const std::string mode = Get<std::string>(*c.config, "output_mode", "multi_hot");
   if (mode == "int" || mode == "tf_idf") {
