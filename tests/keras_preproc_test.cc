@@ -24,7 +24,7 @@ using Json = nlohmann::json;
 std::string PreprocDir() { return testing::SourceDir() + "/tests/fixtures/keras_preproc"; }
 
 // What gen_keras_preproc.py wrote.
-constexpr int kCases = 74;
+constexpr int kCases = 76;
 constexpr int kErrorCases = 8;
 
 TEST(KerasPreproc, EveryModelMatchesKeras) {

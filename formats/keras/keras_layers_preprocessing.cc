@@ -7,6 +7,7 @@
 // need an initializer run before the first call and in every exported SavedModel. The cost is
 // tokens x vocabulary comparisons, fine for the vocabularies preprocessing layers carry inline.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -532,6 +533,59 @@ void CharacterSplit(Emitter& emit, const std::string& scope, const std::string& 
   *splits = decode->name() + ":0";
 }
 
+// An adapted Discretization keeps no bin_boundaries in its config, only its quantile summary
+// (weight "summary": values, weights; [2, n]). Keras's finalize_state derives the boundaries:
+// compress_summary(summary, 1 / num_bins)[0, :-1], where compressing interpolates the values at
+// the cumulative-weight fractions eps, 2 eps, ... (np.interp) unless n * eps < 1.
+StatusOr<std::vector<float>> AdaptedBoundaries(LayerCall& c) {
+  const int64_t num_bins = Get<int64_t>(*c.config, "num_bins", -1);
+  if (num_bins < 1 || num_bins > kMaxTokens) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name,
+                           "): no bin_boundaries and num_bins ", num_bins);
+  }
+  GRT_ASSIGN_OR_RETURN(Tensor summary, c.weights->Next("summary", {2, -1}));
+  const int64_t n = summary.dim_size(1);
+  const float* values = summary.data<float>();
+  const float* weights = values + n;
+  if (n == 0) {
+    return InvalidArgument("layer '", c.name, "' (", c.class_name, "): an empty summary");
+  }
+  const double eps = 1.0 / static_cast<double>(num_bins);
+  std::vector<float> bins;
+  if (static_cast<double>(n) * eps < 1) {
+    bins.assign(values, values + n);
+  } else {
+    // float32 cumulative weights and fractions, as numpy computes them on the float32 summary.
+    std::vector<float> cum(n);
+    float total = 0;
+    for (int64_t i = 0; i < n; ++i) cum[i] = total = total + weights[i];
+    std::vector<double> frac(n);
+    for (int64_t i = 0; i < n; ++i) frac[i] = static_cast<double>(cum[i] / cum[n - 1]);
+    // np.arange(0, 1, eps) has ceil(1 / eps) points.
+    const int64_t points = static_cast<int64_t>(std::ceil(1.0 / eps));
+    for (int64_t k = 0; k < points; ++k) {
+      const double x = eps + static_cast<double>(k) * eps;
+      double y;
+      // np.interp: the j with frac[j] <= x < frac[j + 1]; the ends clamp.
+      const int64_t j = std::upper_bound(frac.begin(), frac.end(), x) - frac.begin() - 1;
+      if (j < 0) {
+        y = values[0];
+      } else if (j >= n - 1) {
+        y = values[n - 1];
+      } else if (frac[j] == x) {
+        y = values[j];
+      } else {
+        const double slope =
+            (static_cast<double>(values[j + 1]) - values[j]) / (frac[j + 1] - frac[j]);
+        y = slope * (x - frac[j]) + values[j];
+      }
+      bins.push_back(static_cast<float>(y));
+    }
+  }
+  bins.pop_back();
+  return bins;
+}
+
 }  // namespace
 
 Status CategoryEncodingLayer(LayerCall& c, std::vector<Value>* out) {
@@ -633,12 +687,12 @@ Status DiscretizationLayer(LayerCall& c, std::vector<Value>* out) {
   Emitter& emit = *c.emit;
   const Value& x = c.inputs[0];
   auto it = c.config->find("bin_boundaries");
-  if (it == c.config->end() || !it->is_array()) {
-    return Unimplemented("layer '", c.name, "' (", c.class_name,
-                         "): no bin_boundaries in the config (an adapted Discretization)");
-  }
   std::vector<float> bounds;
-  for (const Json& b : *it) bounds.push_back(b.get<float>());
+  if (it != c.config->end() && it->is_array()) {
+    for (const Json& b : *it) bounds.push_back(b.get<float>());
+  } else {
+    GRT_ASSIGN_OR_RETURN(bounds, AdaptedBoundaries(c));
+  }
   if (!std::is_sorted(bounds.begin(), bounds.end())) {
     return InvalidArgument("layer '", c.name, "' (", c.class_name,
                            "): bin_boundaries are not sorted");
