@@ -5,8 +5,8 @@
 // Lookups are stateless: the vocabulary is a Const and each key is found by a binary search
 // (LowerBound) among the tokens' sorted keys (64-bit hashes for strings, the integers
 // themselves), then checked against the token found. A HashTableV2 would need an initializer run
-// before the first call and in every exported SavedModel. A 20000-token TextVectorization over
-// 32 x 200 words runs in a few milliseconds.
+// before the first call and in every exported SavedModel. (`graphrt run` of a 20000-token
+// TextVectorization over 32 x 200 words takes under 0.1 s, loading included.)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
