@@ -27,9 +27,7 @@ std::string PreprocDir() { return testing::SourceDir() + "/tests/fixtures/keras_
 constexpr int kCases = 76;
 constexpr int kErrorCases = 8;
 
-TEST(KerasPreproc, EveryModelMatchesKeras) {
-  testing::ExpectKerasCasesMatch(PreprocDir(), kCases);
-}
+TEST(KerasPreproc, EveryModelMatchesKeras) { testing::ExpectKerasCasesMatch(PreprocDir(), kCases); }
 
 TEST(KerasPreproc, SavedModelRunsInGraphrtAndWasRunByTensorFlow) {
   testing::ExpectKerasConversionsMatch(PreprocDir(), kCases);
