@@ -1,6 +1,7 @@
 // Keras preprocessing layers against Keras: the zoo made by tests/fixtures/gen_keras_preproc.py
 // (one model per layer and option), their `graphrt convert`, the configs graphrt must refuse,
-// and vocabularies read from a .keras archive's assets (filled here by hand).
+// and vocabularies read from a .keras archive's assets (filled by hand, and from archives
+// tf-keras wrote).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -10,8 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/file_util.h"
 #include "formats/keras/keras_graph_builder.h"
 #include "formats/keras/keras_h5_file.h"
+#include "formats/npy.h"
 #include "runtime/session/keras_model.h"
 #include "tests/fixture_util.h"
 #include "tests/keras_fixture_util.h"
@@ -26,6 +29,7 @@ std::string PreprocDir() { return testing::SourceDir() + "/tests/fixtures/keras_
 // What gen_keras_preproc.py wrote.
 constexpr int kCases = 76;
 constexpr int kErrorCases = 8;
+constexpr int kArchives = 3;
 
 TEST(KerasPreproc, EveryModelMatchesKeras) { testing::ExpectKerasCasesMatch(PreprocDir(), kCases); }
 
@@ -140,6 +144,42 @@ TEST(KerasPreproc, VocabulariesFromKerasArchiveAssets) {
             (std::vector<float>{1, 0, 0, 0, 0, 1, 1, 0, 0}));
   // Ids of [mask, OOV, "b c", b, a]: the split never makes the token "b c".
   EXPECT_EQ(Ints(out[3]), (std::vector<int64_t>{4, 0, 0, 0, 3, 1, 0, 0, 3, 0, 0, 0}));
+}
+
+// Adapted lookups saved by tf-keras 2.15 as .keras: the archive's assets (kept as files by the
+// generator) with the model's JSON config give Keras's outputs.
+TEST(KerasPreproc, VocabulariesFromRealKerasArchiveAssets) {
+  Json manifest = testing::KerasManifest(PreprocDir());
+  ASSERT_TRUE(manifest.is_object());
+  int matched = 0;
+  for (const Json& a : manifest["archives"]) {
+    const std::string folder = PreprocDir() + "/archive_" + a["name"].get<std::string>();
+    keras::KerasH5File file;
+    file.path = a["name"].get<std::string>() + ".keras";
+    StatusOr<std::string> config =
+        ReadFileToString(PreprocDir() + "/" + a["config"].get<std::string>());
+    ASSERT_TRUE(config.ok()) << config.status().ToString();
+    file.model_config = *config;
+    for (const Json& asset : a["assets"]) {
+      StatusOr<std::string> text = ReadFileToString(folder + "/assets/" + asset.get<std::string>());
+      ASSERT_TRUE(text.ok()) << text.status().ToString();
+      file.assets[asset.get<std::string>()] = *text;
+    }
+    StatusOr<Tensor> x = ReadNpy(PreprocDir() + "/" + a["inputs"][0].get<std::string>());
+    ASSERT_TRUE(x.ok()) << x.status().ToString();
+    std::vector<Tensor> out = RunWithAssets(file, *x);
+    ASSERT_EQ(out.size(), a["outputs"].size()) << a["name"];
+    bool ok = true;
+    for (size_t i = 0; i < out.size(); ++i) {
+      StatusOr<Tensor> want = ReadNpy(PreprocDir() + "/" + a["outputs"][i].get<std::string>());
+      ASSERT_TRUE(want.ok()) << want.status().ToString();
+      std::string diff = testing::CompareTensors(out[i], *want, a["rtol"], a["atol"]);
+      EXPECT_EQ(diff, "") << a["name"] << " output " << i;
+      ok = ok && diff.empty();
+    }
+    matched += ok ? 1 : 0;
+  }
+  EXPECT_EQ(matched, kArchives);
 }
 
 TEST(KerasPreproc, MissingVocabularyAssetNamesTheLayer) {
