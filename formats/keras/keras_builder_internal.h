@@ -6,6 +6,7 @@
 //   keras_node_emitter.{h,cc}  emitting NodeDefs
 //   keras_weight_cursor.cc     handing each layer its weights, checked against the architecture
 //   keras_layers_*.cc          the layers, one file per family
+//   keras_layers_*preprocessing.cc  the preprocessing layers: image, categorical, lookups, text
 //   keras_rnn.cc               SimpleRNN, LSTM, GRU, CuDNN*, RNN(cells), ConvLSTM and
 //                              Bidirectional as while loops
 //   keras_rnn_spec.{h,cc}      their configs and weights (cuDNN's layout converted)
@@ -201,6 +202,17 @@ Status DotLayer(LayerCall& c, std::vector<Value>* out);
 // keras_rnn.cc
 Status Recurrent(LayerCall& c, std::vector<Value>* out);
 Status BidirectionalLayer(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_image_preprocessing.cc
+Status ResizingLayer(LayerCall& c, std::vector<Value>* out);
+Status CropLayer(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_preprocessing.cc
+Status CategoryEncodingLayer(LayerCall& c, std::vector<Value>* out);
+Status HashingLayer(LayerCall& c, std::vector<Value>* out);
+Status DiscretizationLayer(LayerCall& c, std::vector<Value>* out);
+Status LookupLayer(LayerCall& c, std::vector<Value>* out);
+Status TextVectorizationLayer(LayerCall& c, std::vector<Value>* out);
 
 // keras_layers_wrappers.cc
 Status TimeDistributed(LayerCall& c, std::vector<Value>* out);
