@@ -6,7 +6,10 @@
 //   keras_node_emitter.{h,cc}  emitting NodeDefs
 //   keras_weight_cursor.cc     handing each layer its weights, checked against the architecture
 //   keras_layers_*.cc          the layers, one file per family
-//   keras_rnn.cc               SimpleRNN, LSTM, GRU and Bidirectional as while loops
+//   keras_layers_*preprocessing.cc  the preprocessing layers: image, categorical, lookups, text
+//   keras_rnn.cc               SimpleRNN, LSTM, GRU, CuDNN*, RNN(cells), ConvLSTM and
+//                              Bidirectional as while loops
+//   keras_rnn_spec.{h,cc}      their configs and weights (cuDNN's layout converted)
 #ifndef GRAPHRT_FORMATS_KERAS_KERAS_BUILDER_INTERNAL_H_
 #define GRAPHRT_FORMATS_KERAS_KERAS_BUILDER_INTERNAL_H_
 
@@ -55,6 +58,9 @@ class WeightCursor {
 
   // The next weight, checked against `expected` (-1 matches any size).
   StatusOr<Tensor> Next(const std::string& role, const Shape& expected);
+  // The next weight without taking it; null when none is left (layers whose weights come in
+  // more than one layout look before they take).
+  const Tensor* Peek() const { return next_ < weights_.size() ? &weights_[next_]->value : nullptr; }
   // The weights not taken yet (a nested model's, which it hands to its own layers).
   std::vector<const KerasWeight*> TakeAll();
   // An error naming the weights the layer left untaken.
@@ -80,6 +86,8 @@ struct LayerCall {
   const Json* config = nullptr;
   std::vector<Value> inputs;
   const Json* kwargs = nullptr;  // call arguments from the inbound node (may be null)
+  // Call arguments that are tensors of the model ("value", "key", "attention_mask"), by name.
+  std::map<std::string, Value> tensor_kwargs;
   WeightCursor* weights = nullptr;
   Emitter* emit = nullptr;
   ModelWalker* walker = nullptr;  // for layers that call other layers (wrappers, nested models)
@@ -110,7 +118,8 @@ class ModelWalker {
   Status BuildModel(const Json& model, const std::string& scope, const std::vector<Value>* bound,
                     const WeightMap& weights, std::vector<Value>* outputs);
   Status CallLayer(const Json& layer, const std::string& scope, std::vector<Value> inputs,
-                   const Json* kwargs, WeightCursor* weights, std::vector<Value>* outputs);
+                   const Json* kwargs, WeightCursor* weights, std::vector<Value>* outputs,
+                   std::map<std::string, Value> tensor_kwargs = {});
 
  private:
   const KerasH5File& file_;
@@ -185,6 +194,18 @@ Status GlobalPooling(LayerCall& c, std::vector<Value>* out);
 Status BatchNorm(LayerCall& c, std::vector<Value>* out);
 Status LayerNorm(LayerCall& c, std::vector<Value>* out);
 
+// keras_layers_normalization.cc (cont.)
+Status GroupNorm(LayerCall& c, std::vector<Value>* out);
+Status UnitNorm(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_attention.cc
+Status MultiHeadAttention(LayerCall& c, std::vector<Value>* out);
+Status EinsumDenseLayer(LayerCall& c, std::vector<Value>* out);
+Status DenseAttention(LayerCall& c, std::vector<Value>* out);
+// A bool [batch, time] mask as float 0/1, with `trailing` axes of size 1 appended.
+std::string MaskAsFloat(Emitter& emit, const std::string& name, const std::string& mask,
+                        int trailing);
+
 // keras_layers_merge.cc
 Status Merge(LayerCall& c, std::vector<Value>* out);
 Status ConcatenateLayer(LayerCall& c, std::vector<Value>* out);
@@ -193,6 +214,17 @@ Status DotLayer(LayerCall& c, std::vector<Value>* out);
 // keras_rnn.cc
 Status Recurrent(LayerCall& c, std::vector<Value>* out);
 Status BidirectionalLayer(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_image_preprocessing.cc
+Status ResizingLayer(LayerCall& c, std::vector<Value>* out);
+Status CropLayer(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_preprocessing.cc
+Status CategoryEncodingLayer(LayerCall& c, std::vector<Value>* out);
+Status HashingLayer(LayerCall& c, std::vector<Value>* out);
+Status DiscretizationLayer(LayerCall& c, std::vector<Value>* out);
+Status LookupLayer(LayerCall& c, std::vector<Value>* out);
+Status TextVectorizationLayer(LayerCall& c, std::vector<Value>* out);
 
 // keras_layers_wrappers.cc
 Status TimeDistributed(LayerCall& c, std::vector<Value>* out);

@@ -37,12 +37,14 @@ Status CheckDataFormat(const LayerCall& c) {
     return InvalidArgument("layer '", c.name, "' (", c.class_name, "): unknown data_format '",
                            format, "' (Keras has channels_last and channels_first)");
   }
-  // The builders that honour channels_first (SpatialDropout's is IdentityLayer); others (ConvLSTM,
-  // ...) refuse it here.
+  // The builders that honour channels_first (SpatialDropout's is IdentityLayer; ConvLSTM layers
+  // transpose themselves, keras_rnn.cc); others refuse it here.
   auto builder = LayerBuilders().find(c.class_name);
   LayerFn fn = builder == LayerBuilders().end() ? nullptr : builder->second;
-  if (fn != &Conv && fn != &Pooling && fn != &GlobalPooling && fn != &ZeroPadding &&
-      fn != &Cropping && fn != &UpSampling && fn != &Flatten && fn != &IdentityLayer) {
+  bool honoured = fn == &Conv || fn == &Pooling || fn == &GlobalPooling || fn == &ZeroPadding ||
+                  fn == &Cropping || fn == &UpSampling || fn == &Flatten || fn == &IdentityLayer ||
+                  c.class_name.rfind("ConvLSTM", 0) == 0;
+  if (!honoured) {
     return Unimplemented("layer '", c.name, "' (", c.class_name, "): data_format ", format,
                          " (graphrt runs channels_last only for this layer)");
   }
