@@ -46,8 +46,8 @@ int InspectKeras(const std::string& path, const std::string& config, bool json) 
   if (json) {
     nlohmann::json doc;
     doc["format"] = file.layout == keras::KerasWeightsLayout::kLegacyH5 ? "keras_h5"
-                    : keras::LooksLikeZip(path)                        ? "keras_archive"
-                                                                       : "keras3_weights_h5";
+                    : keras::LooksLikeZip(path)                         ? "keras_archive"
+                                                                        : "keras3_weights_h5";
     doc["keras_version"] = file.keras_version;
     doc["backend"] = file.backend;
     doc["model_class"] = graph->model_class;
@@ -116,8 +116,8 @@ int InspectKeras(const std::string& path, const std::string& config, bool json) 
 
 int ConvertCommand(int argc, char** argv) {
   po::options_description desc("graphrt convert MODEL.h5 OUT_DIR [--keras-config FILE.json]");
-  desc.add_options()("help,h", "describe this command")("model", po::value<std::string>(),
-                                                        "a Keras .h5 or .keras model (or weights-only file)")(
+  desc.add_options()("help,h", "describe this command")(
+      "model", po::value<std::string>(), "a Keras .h5 or .keras model (or weights-only file)")(
       "out", po::value<std::string>(), "the SavedModel folder to write (must not exist)")(
       "keras-config", po::value<std::string>(),
       "architecture JSON (model.to_json(), or a .keras archive's config.json) for a weights-only "

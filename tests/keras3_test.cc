@@ -53,7 +53,8 @@ void Write(const std::string& path, const std::string& data) {
 
 uint32_t Fixed32(const std::string& s, size_t at) {
   uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(static_cast<uint8_t>(s[at + i])) << (8 * i);
+  for (int i = 0; i < 4; ++i)
+    v |= static_cast<uint32_t>(static_cast<uint8_t>(s[at + i])) << (8 * i);
   return v;
 }
 
@@ -185,6 +186,47 @@ TEST(Keras3Config, SnakeCaseMatchesKeras) {
   for (const auto& [cls, snake] : names) EXPECT_EQ(keras::internal::KerasSnakeCase(cls), snake);
 }
 
+TEST(Keras3Config, WeightsAndAssetsGoToLayersByClassAndRank) {
+  // Groups are named after classes, numbered per class in layer order; nested models' after
+  // their own layers.
+  Json model = Json::parse(R"({"class_name": "Functional", "config": {"layers": [
+      {"class_name": "InputLayer", "config": {"name": "x"}},
+      {"class_name": "Dense", "config": {"name": "a"}},
+      {"class_name": "Conv1D", "config": {"name": "c"}},
+      {"class_name": "Dense", "config": {"name": "b"}},
+      {"class_name": "Sequential", "config": {"name": "inner", "layers": [
+          {"class_name": "Dense", "config": {"name": "d"}},
+          {"class_name": "TextVectorization", "config": {"name": "tv"}}]}}]}})");
+  keras::KerasH5File raw;
+  raw.path = "m.keras";
+  raw.layout = keras::KerasWeightsLayout::kKeras3Raw;
+  auto add = [&](const std::string& group, const std::string& weight) {
+    raw.layers.push_back({group, {keras::KerasWeight{weight, Tensor()}}});
+  };
+  add("dense_1", "vars/0");
+  add("dense", "vars/0");
+  add("sequential", "layers/dense/vars/1");
+  raw.assets["layers/sequential/layers/text_vectorization/vocabulary.txt"] = "the\ncat\n";
+  raw.assets["layers/unknown/x.txt"] = "";
+  StatusOr<keras::KerasH5File> mapped = keras::internal::MapKeras3Weights(model, raw);
+  ASSERT_TRUE(mapped.ok()) << mapped.status();
+  EXPECT_EQ(mapped->layout, keras::KerasWeightsLayout::kKeras3);
+  ASSERT_EQ(mapped->layers.size(), 3u);
+  EXPECT_EQ(mapped->layers[0].layer, "a");
+  EXPECT_EQ(mapped->layers[0].weights[0].name, "a/vars/0");
+  EXPECT_EQ(mapped->layers[1].layer, "b");
+  EXPECT_EQ(mapped->layers[1].weights[0].name, "b/vars/0");
+  EXPECT_EQ(mapped->layers[2].layer, "inner");
+  EXPECT_EQ(mapped->layers[2].weights[0].name, "d/vars/1");
+  EXPECT_EQ(mapped->assets.count("layers/inner/layers/tv/vocabulary.txt"), 1u);
+  EXPECT_EQ(mapped->assets.count("layers/unknown/x.txt"), 1u);
+  // A group no layer takes is named.
+  add("lstm", "cell/vars/0");
+  mapped = keras::internal::MapKeras3Weights(model, raw);
+  ASSERT_FALSE(mapped.ok());
+  EXPECT_NE(mapped.status().message().find("layers/lstm"), std::string::npos) << mapped.status();
+}
+
 TEST(Keras3Cli, InspectDescribesArchive) {
   testing::CommandResult r =
       testing::RunGraphrt("inspect --json " + Dir() + "/k3_multi_io_shared.keras");
@@ -205,8 +247,8 @@ TEST(Keras3Cli, InspectDescribesArchive) {
   }
   EXPECT_TRUE(shared) << r.out;
 
-  r = testing::RunGraphrt("inspect --json " + Dir() + "/k3_gru.weights.h5 --keras-config " +
-                          Dir() + "/k3_gru.json");
+  r = testing::RunGraphrt("inspect --json " + Dir() + "/k3_gru.weights.h5 --keras-config " + Dir() +
+                          "/k3_gru.json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   doc = Json::parse(r.out, nullptr, false);
   EXPECT_EQ(doc["format"], "keras3_weights_h5");

@@ -59,10 +59,8 @@ bool IsOpsNode(const Json& layer) {
 const std::map<std::string, std::pair<std::string, bool>>& OpsFunctions() {
   // class -> (tf function, commutative)
   static const auto* ops = new std::map<std::string, std::pair<std::string, bool>>{
-      {"Add", {"__operators__.add", true}},
-      {"Multiply", {"math.multiply", true}},
-      {"Subtract", {"math.subtract", false}},
-      {"Divide", {"math.truediv", false}},
+      {"Add", {"__operators__.add", true}},    {"Multiply", {"math.multiply", true}},
+      {"Subtract", {"math.subtract", false}},  {"Divide", {"math.truediv", false}},
       {"TrueDivide", {"math.truediv", false}},
   };
   return *ops;
@@ -269,8 +267,8 @@ void ConvertOpsNode(Json* layer) {
   }
   const std::string name = LayerName(*layer);
   (*layer)["class_name"] = "TFOpLambda";
-  (*layer)["config"] = Json{{"name", name}, {"trainable", true}, {"dtype", "float32"},
-                            {"function", function}};
+  (*layer)["config"] =
+      Json{{"name", name}, {"trainable", true}, {"dtype", "float32"}, {"function", function}};
   (*layer)["inbound_nodes"] = nodes;
 }
 
@@ -454,8 +452,9 @@ Status NormalizeKerasConfig(Json* model, bool keras3, const std::string& path) {
   }
   FindUnreplayedOps(*model, &bad);
   if (!bad.empty()) {
-    return Unimplemented("Keras 3 operations in ", path, " that graphrt cannot run: ",
-                         StrJoin(bad, ", "), " (calls of keras.ops functions on symbolic tensors; ",
+    return Unimplemented("Keras 3 operations in ", path,
+                         " that graphrt cannot run: ", StrJoin(bad, ", "),
+                         " (calls of keras.ops functions on symbolic tensors; ",
                          "graphrt replays add, subtract, multiply and divide)");
   }
   return Status::OK();
@@ -513,6 +512,24 @@ StatusOr<std::string> NestedWeightName(const Json& model, const std::string& mod
                          model_name, "'");
 }
 
+// An asset's path below assets/ ("layers/text_vectorization_1/vocabulary.txt") with each
+// "layers/<key>" renamed to "layers/<layer name>"; the path as it was when a key matches no
+// layer.
+std::string AssetPath(const Json& model, const std::string& path, int depth) {
+  if (depth > kMaxConfigDepth || !StartsWith(path, "layers/")) return path;
+  size_t slash = path.find('/', 7);
+  if (slash == std::string::npos) return path;
+  const std::string key = path.substr(7, slash - 7);
+  const std::string rest = path.substr(slash + 1);
+  for (const auto& [k, layer] : GroupKeys(model)) {
+    if (k != key) continue;
+    const bool nested = IsModelClass(Get<std::string>(*layer, "class_name", ""));
+    return StrCat("layers/", LayerName(*layer), "/",
+                  nested ? AssetPath(*layer, rest, depth + 1) : rest);
+  }
+  return path;
+}
+
 }  // namespace
 
 StatusOr<KerasH5File> MapKeras3Weights(const Json& model, const KerasH5File& raw) {
@@ -524,7 +541,7 @@ StatusOr<KerasH5File> MapKeras3Weights(const Json& model, const KerasH5File& raw
   out.model_config = raw.model_config;
   out.training_config = raw.training_config;
   out.has_optimizer_weights = raw.has_optimizer_weights;
-  out.assets = raw.assets;
+  for (const auto& [path, data] : raw.assets) out.assets[AssetPath(model, path, 0)] = data;
   std::map<std::string, const KerasLayerWeights*> groups;
   for (const KerasLayerWeights& g : raw.layers) groups[g.layer] = &g;
   std::set<std::string> taken;
@@ -549,8 +566,8 @@ StatusOr<KerasH5File> MapKeras3Weights(const Json& model, const KerasH5File& raw
   }
   for (const KerasLayerWeights& g : raw.layers) {
     if (taken.count(g.layer) == 0 && !g.weights.empty()) {
-      return InvalidArgument(raw.path, ": weights group 'layers/", g.layer, "' (",
-                             g.weights.size(), " weights) matches no layer of the model");
+      return InvalidArgument(raw.path, ": weights group 'layers/", g.layer, "' (", g.weights.size(),
+                             " weights) matches no layer of the model");
     }
   }
   return out;

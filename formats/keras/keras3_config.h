@@ -42,7 +42,9 @@ Status NormalizeKerasConfig(Json* model, bool keras3, const std::string& path);
 
 // Renames the weights of a KerasWeightsLayout::kKeras3Raw file after `model` (already
 // normalized): each /layers/<key> group goes to the layer of that class and rank, weights of
-// nested models to their inner layers. An error names the group no layer takes.
+// nested models to their inner layers; assets/ paths likewise ("layers/<key>/vocabulary.txt"
+// becomes "layers/<layer name>/vocabulary.txt", a nested model's "layers/<model name>/layers/
+// <layer name>/..."). An error names the group no layer takes.
 StatusOr<KerasH5File> MapKeras3Weights(const Json& model, const KerasH5File& raw);
 
 }  // namespace internal

@@ -365,8 +365,8 @@ int SublayerRank(const std::string& attr) {
 }
 
 // The weights under one Keras 3 layer group: its vars/<i> in index order, then its sublayers'.
-Status ReadKeras3Group(hid_t group, const std::string& prefix, const std::string& where,
-                       int depth, const KerasH5ReadOptions& options, const WeightBuffer& buffer,
+Status ReadKeras3Group(hid_t group, const std::string& prefix, const std::string& where, int depth,
+                       const KerasH5ReadOptions& options, const WeightBuffer& buffer,
                        Budget* budget, KerasLayerWeights* entry) {
   if (depth > kMaxKeras3Depth) {
     return DataLoss(where, " nests more than ", kMaxKeras3Depth, " groups deep");
@@ -377,9 +377,9 @@ Status ReadKeras3Group(hid_t group, const std::string& prefix, const std::string
   for (const std::string& name : names) {
     if (name != "vars") children.push_back(name);
   }
-  std::stable_sort(children.begin(), children.end(), [](const std::string& a, const std::string& b) {
-    return SublayerRank(a) < SublayerRank(b);
-  });
+  std::stable_sort(
+      children.begin(), children.end(),
+      [](const std::string& a, const std::string& b) { return SublayerRank(a) < SublayerRank(b); });
   if (std::find(names.begin(), names.end(), "vars") != names.end()) {
     const std::string vars_where = where + "/vars";
     Handle vars(H5Gopen2(group, "vars", H5P_DEFAULT), H5Gclose);
@@ -401,8 +401,8 @@ Status ReadKeras3Group(hid_t group, const std::string& prefix, const std::string
       }
       KerasWeight& weight = entry->weights.emplace_back();
       weight.name = StrCat(prefix, "vars/", indexed[i].second);
-      GRT_RETURN_IF_ERROR(ReadWeight(vars.get(), indexed[i].second, vars_where, options, buffer,
-                                     budget, &weight));
+      GRT_RETURN_IF_ERROR(
+          ReadWeight(vars.get(), indexed[i].second, vars_where, options, buffer, budget, &weight));
     }
   }
   for (const std::string& child : children) {

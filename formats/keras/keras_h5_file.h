@@ -70,7 +70,10 @@ struct KerasH5File {
   bool has_optimizer_weights = false;
   std::vector<KerasLayerWeights> layers;  // in layer_names order
   // Files under assets/ of a .keras archive (lookup layers' vocabularies), by their path below
-  // assets/ ("layers/string_lookup/vocabulary.txt"); empty for an .h5 file.
+  // assets/ ("layers/string_lookup/vocabulary.txt"); empty for an .h5 file. Keras names the
+  // folders after classes ("layers/text_vectorization_1/..."); once BuildKerasGraph has mapped
+  // them (MapKeras3Weights), after the layers ("layers/<layer name>/...", a nested model's
+  // "layers/<model>/layers/<layer>/..."), which is what the builders see.
   std::map<std::string, std::string> assets;
 };
 

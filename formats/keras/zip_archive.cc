@@ -208,9 +208,8 @@ Status ZipArchive::ReadCentralDirectory() {
     const size_t entry_size = kCentralHeaderSize + name_len + extra_len + comment_len;
     if (pos + entry_size > cd.size()) return DataLoss(where, " runs past the central directory");
     m.name.assign(p + kCentralHeaderSize, name_len);
-    GRT_RETURN_IF_ERROR(
-        ApplyZip64Extra(cd.substr(pos + kCentralHeaderSize + name_len, extra_len), &m,
-                        StrCat(path_, ": member '", m.name, "'")));
+    GRT_RETURN_IF_ERROR(ApplyZip64Extra(cd.substr(pos + kCentralHeaderSize + name_len, extra_len),
+                                        &m, StrCat(path_, ": member '", m.name, "'")));
     if (UnsafeName(m.name)) {
       return InvalidArgument(path_, ": member '", m.name,
                              "' has an unsafe path (absolute, or with '..')");
@@ -277,8 +276,10 @@ StatusOr<std::string> ZipArchive::Read(const ZipMember& m) {
     int rc = Z_OK;
     bool overflow = false;
     while (rc == Z_OK) {
-      const uInt in_chunk = static_cast<uInt>(std::min<uint64_t>(stored.size() - in_done, 1u << 30));
-      const uInt out_chunk = static_cast<uInt>(std::min<uint64_t>(data.size() - out_done, 1u << 30));
+      const uInt in_chunk =
+          static_cast<uInt>(std::min<uint64_t>(stored.size() - in_done, 1u << 30));
+      const uInt out_chunk =
+          static_cast<uInt>(std::min<uint64_t>(data.size() - out_done, 1u << 30));
       z.next_in = in_chunk > 0 ? in + in_done : &empty;
       z.avail_in = in_chunk;
       z.next_out = out_chunk > 0 ? out + out_done : &empty;
