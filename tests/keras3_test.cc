@@ -15,6 +15,7 @@
 
 #include "formats/file_util.h"
 #include "formats/keras/keras3_config.h"
+#include "formats/keras/keras_graph_builder.h"
 #include "formats/keras/keras_archive.h"
 #include "formats/keras/zip_archive.h"
 #include "migrate/keras_weights.h"
@@ -227,6 +228,71 @@ TEST(Keras3Config, WeightsAndAssetsGoToLayersByClassAndRank) {
   EXPECT_NE(mapped.status().message().find("layers/lstm"), std::string::npos) << mapped.status();
 }
 
+TEST(Keras3Config, HostileKeras3ConfigsGiveErrors) {
+  // A valid Keras 3 model with one piece replaced at a time; each must be an error, not a crash.
+  const std::string base = R"({"module": "keras.src.models.functional", "class_name": "Functional",
+      "config": {"name": "m", "layers": [
+        {"module": "keras.layers", "class_name": "InputLayer", "name": "x",
+         "config": {"batch_shape": [null, 3], "dtype": "float32", "name": "x"},
+         "inbound_nodes": []},
+        {"module": "keras.layers", "class_name": "Dense", "name": "d",
+         "config": {"name": "d", "units": 2, "use_bias": false,
+                    "dtype": {"module": "keras", "class_name": "DTypePolicy",
+                              "config": {"name": "float32"}}},
+         "inbound_nodes": [NODE]}],
+      "input_layers": ["x", 0, 0], "output_layers": ["d", 0, 0]}})";
+  const std::string good_node =
+      R"({"args": [{"class_name": "__keras_tensor__", "config": {"keras_history": ["x", 0, 0]}}],
+          "kwargs": {}})";
+  keras::KerasH5File file;
+  file.path = "m.keras";
+  file.keras_version = "3.12.0";
+  file.layout = keras::KerasWeightsLayout::kKeras3Raw;
+  file.layers.push_back({"dense", {}});
+  keras::KerasWeight kernel;
+  kernel.name = "vars/0";
+  kernel.value = Tensor(::tensorflow::DT_FLOAT, TensorShape({3, 2}));
+  file.layers[0].weights.push_back(kernel);
+  auto build = [&](const std::string& node) {
+    std::string config = base;
+    config.replace(config.find("NODE"), 4, node);
+    return keras::BuildKerasGraph(config, file);
+  };
+  StatusOr<keras::KerasGraph> ok = build(good_node);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->inputs[0].shape, (std::vector<int64_t>{-1, 3}));
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"({"args": [{"class_name": "__keras_tensor__", "config": {"keras_history": ["x", 0]}}]})",
+       "keras_history"},
+      {R"({"args": [{"class_name": "__keras_tensor__", "config": 7}]})", "__keras_tensor__"},
+      {R"({"args": [3.0]})", "not a tensor"},
+      {R"({"args": []})", "no tensor arguments"},
+      {R"({"args": [{"class_name": "__keras_tensor__",
+                     "config": {"keras_history": ["nowhere", 0, 0]}}]})",
+       "d"},
+      {R"({"args": [{"class_name": "__keras_tensor__",
+                     "config": {"keras_history": ["x", 99999999999, 0]}}]})",
+       "d"},
+      {R"({"args": "x"})", "no tensor arguments"},
+  };
+  for (const auto& [node, must] : bad) {
+    StatusOr<keras::KerasGraph> g = build(node);
+    ASSERT_FALSE(g.ok()) << node;
+    EXPECT_NE(g.status().message().find(must), std::string::npos) << g.status();
+    // Errors of the Keras 3 spelling name the file; the walker's own name the layer.
+    if (must != "d") {
+      EXPECT_NE(g.status().message().find("m.keras"), std::string::npos) << g.status();
+    }
+  }
+  // A quantized dtype policy is refused, naming it.
+  std::string config = base;
+  config.replace(config.find("NODE"), 4, good_node);
+  config.replace(config.find("\"DTypePolicy\""), 13, "\"QuantizedDTypePolicy\"");
+  StatusOr<keras::KerasGraph> q = keras::BuildKerasGraph(config, file);
+  ASSERT_FALSE(q.ok());
+  EXPECT_NE(q.status().message().find("quantized"), std::string::npos) << q.status();
+}
+
 TEST(Keras3Cli, InspectDescribesArchive) {
   testing::CommandResult r =
       testing::RunGraphrt("inspect --json " + Dir() + "/k3_multi_io_shared.keras");
@@ -280,6 +346,13 @@ TEST(Keras3Cli, LoadWeightsNamesKeras3WeightsAfterTheArchitecture) {
   EXPECT_TRUE(report.unmatched_variables.empty());
   // conv2d (2), batch_normalization (4), conv2d_1 (2), depthwise_conv2d (2), dense (2).
   EXPECT_EQ(report.assigned.size(), 12u);
+  std::filesystem::remove_all(out);
+  // The same through the command.
+  testing::CommandResult r =
+      testing::RunGraphrt("load-weights " + sm + " " + Dir() + "/k3_conv_bn_pool.weights.h5 -o " +
+                          out + " --keras-config " + Dir() + "/k3_conv_bn_pool.json --json");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"conv2d_1/kernel\""), std::string::npos) << r.out;
   std::filesystem::remove_all(sm);
   std::filesystem::remove_all(out);
 }
