@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "formats/keras/keras3_config.h"
 #include "formats/keras/keras_builder_internal.h"
 
 namespace graphrt {
@@ -152,7 +153,20 @@ StatusOr<KerasGraph> BuildKerasGraph(const std::string& model_config, const Kera
                            internal::kMaxConfigDepth, " levels deep");
   }
   KerasGraph graph;
-  internal::ModelWalker walker(file, options, &graph);
+  // Keras 3 weights are named after the architecture once it is read.
+  KerasH5File mapped;
+  const KerasH5File* weights = &file;
+  try {
+    GRT_RETURN_IF_ERROR(internal::NormalizeKerasConfig(
+        &model, internal::IsKeras3Config(model, file.keras_version), file.path));
+    if (file.layout == KerasWeightsLayout::kKeras3Raw) {
+      GRT_ASSIGN_OR_RETURN(mapped, internal::MapKeras3Weights(model, file));
+      weights = &mapped;
+    }
+  } catch (const std::exception& e) {
+    return InvalidArgument("malformed model_config in ", file.path, ": ", e.what());
+  }
+  internal::ModelWalker walker(*weights, options, &graph);
   try {
     GRT_RETURN_IF_ERROR(walker.Build(model));
   } catch (const std::exception& e) {
