@@ -79,7 +79,9 @@ struct LayerCall {
   std::string scope;  // prefix of its nodes
   const Json* config = nullptr;
   std::vector<Value> inputs;
-  const Json* kwargs = nullptr;  // call arguments from the inbound node (may be null)
+  // Call arguments from the inbound node (may be null). For TFOpLambda and SlicingOpLambda:
+  // {"args": [first argument], "kwargs": {...}}, each tensor in them as {kInputRef: i}, `inputs[i]`.
+  const Json* kwargs = nullptr;
   WeightCursor* weights = nullptr;
   Emitter* emit = nullptr;
   ModelWalker* walker = nullptr;  // for layers that call other layers (wrappers, nested models)
@@ -181,6 +183,16 @@ Status DotLayer(LayerCall& c, std::vector<Value>* out);
 // keras_rnn.cc
 Status Recurrent(LayerCall& c, std::vector<Value>* out);
 Status BidirectionalLayer(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_tfop.cc: TFOpLambda and SlicingOpLambda replay the recorded tf function call.
+constexpr char kInputRef[] = "__input__";
+Status OpLambda(LayerCall& c, std::vector<Value>* out);
+// Why graphrt cannot replay tf function `function` ("math.add", ...); "" when it can.
+std::string OpLambdaUnsupported(const std::string& function);
+
+// keras_layers_rescaling.cc
+Status Rescaling(LayerCall& c, std::vector<Value>* out);
+Status Normalization(LayerCall& c, std::vector<Value>* out);
 
 // keras_layers_wrappers.cc
 Status TimeDistributed(LayerCall& c, std::vector<Value>* out);
