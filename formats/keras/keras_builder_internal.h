@@ -80,7 +80,8 @@ struct LayerCall {
   const Json* config = nullptr;
   std::vector<Value> inputs;
   // Call arguments from the inbound node (may be null). For TFOpLambda and SlicingOpLambda:
-  // {"args": [first argument], "kwargs": {...}}, each tensor in them as {kInputRef: i}, `inputs[i]`.
+  // {"args": [first argument], "kwargs": {...}}, each tensor in them as {kInputRef: i},
+  // `inputs[i]`.
   const Json* kwargs = nullptr;
   WeightCursor* weights = nullptr;
   Emitter* emit = nullptr;

@@ -30,8 +30,8 @@ Status Rescaling(LayerCall& c, std::vector<Value>* out) {
   for (const Tensor* t : {&scale, &offset}) {
     if (t->dims() == 1 && x.rank() > 0 && x.shape.back() >= 0 && t->NumElements() != 1 &&
         t->NumElements() != x.shape.back()) {
-      return InvalidArgument("layer '", c.name, "': ", t->NumElements(),
-                             " scales or offsets for ", x.shape.back(), " channels");
+      return InvalidArgument("layer '", c.name, "': ", t->NumElements(), " scales or offsets for ",
+                             x.shape.back(), " channels");
     }
   }
   std::string y = ToFloat(emit, c.scope, x);

@@ -123,15 +123,32 @@ StatusOr<Tensor> ConstTensor(const Json& j, DataType dtype) {
   }
   Tensor t(dtype, TensorShape(shape));
   switch (dtype) {
-    case ::tensorflow::DT_FLOAT: Fill<float>(&t, flat); break;
-    case ::tensorflow::DT_DOUBLE: Fill<double>(&t, flat); break;
-    case ::tensorflow::DT_INT32: Fill<int32_t>(&t, flat); break;
-    case ::tensorflow::DT_INT64: Fill<int64_t>(&t, flat); break;
-    case ::tensorflow::DT_INT16: Fill<int16_t>(&t, flat); break;
-    case ::tensorflow::DT_INT8: Fill<int8_t>(&t, flat); break;
-    case ::tensorflow::DT_UINT8: Fill<uint8_t>(&t, flat); break;
-    case ::tensorflow::DT_BOOL: Fill<bool>(&t, flat); break;
-    default: return Unimplemented("a constant of dtype ", DataTypeString(dtype));
+    case ::tensorflow::DT_FLOAT:
+      Fill<float>(&t, flat);
+      break;
+    case ::tensorflow::DT_DOUBLE:
+      Fill<double>(&t, flat);
+      break;
+    case ::tensorflow::DT_INT32:
+      Fill<int32_t>(&t, flat);
+      break;
+    case ::tensorflow::DT_INT64:
+      Fill<int64_t>(&t, flat);
+      break;
+    case ::tensorflow::DT_INT16:
+      Fill<int16_t>(&t, flat);
+      break;
+    case ::tensorflow::DT_INT8:
+      Fill<int8_t>(&t, flat);
+      break;
+    case ::tensorflow::DT_UINT8:
+      Fill<uint8_t>(&t, flat);
+      break;
+    case ::tensorflow::DT_BOOL:
+      Fill<bool>(&t, flat);
+      break;
+    default:
+      return Unimplemented("a constant of dtype ", DataTypeString(dtype));
   }
   return t;
 }
@@ -202,7 +219,8 @@ OpFn BinaryOp(const std::string& op, bool out_bool = false, bool swap = false) {
     if (op == "TrueDiv") {
       // Python 3 division: integers become floats (tf.math.truediv's table).
       if (IsIntegral(dt)) {
-        DataType f = dt == kInt32 || dt == ::tensorflow::DT_INT64 ? ::tensorflow::DT_DOUBLE : kFloat;
+        DataType f =
+            dt == kInt32 || dt == ::tensorflow::DT_INT64 ? ::tensorflow::DT_DOUBLE : kFloat;
         ta = CastTo(o, a, f);
         tb = CastTo(o, b, f);
         dt = f;
@@ -216,8 +234,7 @@ OpFn BinaryOp(const std::string& op, bool out_bool = false, bool swap = false) {
       std::string any = o.emit.Add("LogicalOr", o.p + "/LogicalOr", {ta, tb})->name();
       std::string both = o.emit.Add("LogicalAnd", o.p + "/LogicalAnd", {ta, tb})->name();
       std::string nb = o.emit.Add("LogicalNot", o.p + "/LogicalNot", {both})->name();
-      out->push_back(
-          Value{o.emit.Add("LogicalAnd", o.p + "/xor", {any, nb})->name(), shape, dt});
+      out->push_back(Value{o.emit.Add("LogicalAnd", o.p + "/xor", {any, nb})->name(), shape, dt});
       return Status::OK();
     }
     if (StartsWith(op, "Logical")) {
@@ -225,8 +242,8 @@ OpFn BinaryOp(const std::string& op, bool out_bool = false, bool swap = false) {
       out->push_back(Value{o.emit.Add(op, o.p + "/" + op, {ta, tb})->name(), shape, dt});
       return Status::OK();
     }
-    out->push_back(Value{Node(o, tf_op, {ta, tb}, dt), shape,
-                         out_bool ? ::tensorflow::DT_BOOL : dt});
+    out->push_back(
+        Value{Node(o, tf_op, {ta, tb}, dt), shape, out_bool ? ::tensorflow::DT_BOOL : dt});
     return Status::OK();
   };
 }
@@ -246,7 +263,8 @@ OpFn UnaryOp(const std::string& op) {
 
 // A float constant of x's dtype.
 std::string Scalar(OpCall& o, const std::string& name, double v, DataType t) {
-  if (t == ::tensorflow::DT_DOUBLE) return o.emit.Const(o.p + "/" + name, Tensor::Scalar<double>(v));
+  if (t == ::tensorflow::DT_DOUBLE)
+    return o.emit.Const(o.p + "/" + name, Tensor::Scalar<double>(v));
   return o.emit.Const(o.p + "/" + name, Tensor::Scalar<float>(static_cast<float>(v)));
 }
 
@@ -315,8 +333,7 @@ StatusOr<std::vector<int32_t>> Axes(const Json* axis, int rank) {
 OpFn ReduceOp(const std::string& op) {
   return [=](OpCall& o, std::vector<Value>* out) -> Status {
     GRT_ASSIGN_OR_RETURN(Value x, o.Input(o.first, "input_tensor"));
-    GRT_ASSIGN_OR_RETURN(std::vector<int32_t> axes,
-                         Axes(o.Kw("axis|reduction_indices"), x.rank()));
+    GRT_ASSIGN_OR_RETURN(std::vector<int32_t> axes, Axes(o.Kw("axis|reduction_indices"), x.rank()));
     bool keep = o.KwOr<bool>("keepdims|keep_dims", false);
     bool logical = op == "All" || op == "Any";
     if (logical != (x.dtype == ::tensorflow::DT_BOOL)) {
@@ -386,10 +403,9 @@ Status L2Normalize(OpCall& o, std::vector<Value>* out) {
   SetNodeAttr(sum, "T", x.dtype);
   SetNodeAttr(sum, "Tidx", kInt32);
   SetNodeAttr(sum, "keep_dims", true);
-  std::string inv =
-      Node(o, "Rsqrt", {Node(o, "Maximum", {sum->name(), Scalar(o, "epsilon", eps, x.dtype)},
-                             x.dtype)},
-           x.dtype);
+  std::string inv = Node(
+      o, "Rsqrt", {Node(o, "Maximum", {sum->name(), Scalar(o, "epsilon", eps, x.dtype)}, x.dtype)},
+      x.dtype);
   out->push_back(Value{Node(o, "Mul", {x.tensor, inv}, x.dtype), x.shape, x.dtype});
   return Status::OK();
 }
@@ -425,8 +441,8 @@ Status Concat(OpCall& o, std::vector<Value>* out) {
     }
     names.push_back(vs[i].tensor);
   }
-  out->push_back(Value{o.emit.Concat(o.p + "/concat", names, axis, vs[0].dtype), shape,
-                       vs[0].dtype});
+  out->push_back(
+      Value{o.emit.Concat(o.p + "/concat", names, axis, vs[0].dtype), shape, vs[0].dtype});
   return Status::OK();
 }
 
@@ -482,6 +498,7 @@ Status ReshapeOp(OpCall& o, std::vector<Value>* out) {
       unknown = static_cast<int>(dims.size());
     } else {
       known *= v;
+      if (known > (int64_t{1} << 40)) return InvalidArgument("reshape to ", s->dump());
     }
     dims.push_back(v);
   }
@@ -489,9 +506,9 @@ Status ReshapeOp(OpCall& o, std::vector<Value>* out) {
   int64_t total = 1;
   for (int64_t d : x.shape) total = d < 0 || total < 0 ? -1 : total * d;
   if (unknown >= 0 && total >= 0 && known > 0) shape[unknown] = total / known;
-  out->push_back(Value{o.emit.Reshape(o.p + "/Reshape", x.tensor,
-                                      o.emit.Ints(o.p + "/shape", dims), x.dtype),
-                       shape, x.dtype});
+  out->push_back(
+      Value{o.emit.Reshape(o.p + "/Reshape", x.tensor, o.emit.Ints(o.p + "/shape", dims), x.dtype),
+            shape, x.dtype});
   return Status::OK();
 }
 
@@ -524,8 +541,8 @@ Status ExpandDimsOp(OpCall& o, std::vector<Value>* out) {
   const Json* a = o.Kw("axis|dim");
   if (a == nullptr) return InvalidArgument("missing argument axis");
   GRT_ASSIGN_OR_RETURN(int axis, NormAxis(JsonInt(*a), x.rank() + 1));
-  NodeDef* n = o.emit.Add("ExpandDims", o.p + "/ExpandDims",
-                          {x.tensor, o.emit.Int(o.p + "/dim", axis)});
+  NodeDef* n =
+      o.emit.Add("ExpandDims", o.p + "/ExpandDims", {x.tensor, o.emit.Int(o.p + "/dim", axis)});
   SetNodeAttr(n, "T", x.dtype);
   SetNodeAttr(n, "Tdim", kInt32);
   Shape shape = x.shape;
@@ -584,9 +601,9 @@ Status SplitOp(OpCall& o, std::vector<Value>* out) {
     if (dim >= 0 && (unknown >= 0 ? sum > dim : sum != dim)) {
       return InvalidArgument("split sizes ", n_or_sizes->dump(), " of a dimension of ", dim);
     }
-    n = o.emit.Add("SplitV", o.p + "/split",
-                   {x.tensor, o.emit.Ints(o.p + "/size_splits", sizes),
-                    o.emit.Int(o.p + "/split_dim", axis)});
+    n = o.emit.Add(
+        "SplitV", o.p + "/split",
+        {x.tensor, o.emit.Ints(o.p + "/size_splits", sizes), o.emit.Int(o.p + "/split_dim", axis)});
     SetNodeAttr(n, "Tlen", kInt32);
     if (unknown >= 0) sizes[unknown] = dim >= 0 ? static_cast<int32_t>(dim - sum) : -1;
   } else {
@@ -612,8 +629,8 @@ Status CastOp(OpCall& o, std::vector<Value>* out) {
   std::string name = o.KwOr<std::string>("dtype", "");
   DataType to;
   if (!DataTypeFromString(name, &to)) return Unimplemented("cast to dtype '", name, "'");
-  std::string y = x.dtype == to ? o.emit.Identity(o.p + "/Identity", x.tensor, to)
-                                : CastTo(o, x, to);
+  std::string y =
+      x.dtype == to ? o.emit.Identity(o.p + "/Identity", x.tensor, to) : CastTo(o, x, to);
   out->push_back(Value{y, x.shape, to});
   return Status::OK();
 }
@@ -842,7 +859,9 @@ Status GetItem(OpCall& o, std::vector<Value>* out) {
   bool ellipsis = false;
   for (size_t i = 0; i < kinds.size(); ++i) {
     switch (kinds[i]) {
-      case kNewAxis: shape.push_back(1); break;
+      case kNewAxis:
+        shape.push_back(1);
+        break;
       case kEllipsis:
         ellipsis = true;
         for (int n = x.rank() - consumed; n > 0; --n) shape.push_back(x.shape[dim++]);
@@ -883,26 +902,26 @@ Status GetItem(OpCall& o, std::vector<Value>* out) {
 const std::map<std::string, OpFn>& Ops() {
   static const auto* ops = [] {
     auto* m = new std::map<std::string, OpFn>;
-    for (const auto& [name, op] : std::map<std::string, std::string>{
-             {"add", "AddV2"},
-             {"subtract", "Sub"},
-             {"sub", "Sub"},
-             {"multiply", "Mul"},
-             {"mul", "Mul"},
-             {"divide", "TrueDiv"},
-             {"truediv", "TrueDiv"},
-             {"div", "Div"},
-             {"floordiv", "FloorDiv"},
-             {"floor_div", "FloorDiv"},
-             {"floormod", "FloorMod"},
-             {"mod", "FloorMod"},
-             {"pow", "Pow"},
-             {"maximum", "Maximum"},
-             {"minimum", "Minimum"},
-             {"squared_difference", "SquaredDifference"},
-             {"logical_and", "LogicalAnd"},
-             {"logical_or", "LogicalOr"},
-             {"logical_xor", "LogicalXor"}}) {
+    for (const auto& [name, op] :
+         std::map<std::string, std::string>{{"add", "AddV2"},
+                                            {"subtract", "Sub"},
+                                            {"sub", "Sub"},
+                                            {"multiply", "Mul"},
+                                            {"mul", "Mul"},
+                                            {"divide", "TrueDiv"},
+                                            {"truediv", "TrueDiv"},
+                                            {"div", "Div"},
+                                            {"floordiv", "FloorDiv"},
+                                            {"floor_div", "FloorDiv"},
+                                            {"floormod", "FloorMod"},
+                                            {"mod", "FloorMod"},
+                                            {"pow", "Pow"},
+                                            {"maximum", "Maximum"},
+                                            {"minimum", "Minimum"},
+                                            {"squared_difference", "SquaredDifference"},
+                                            {"logical_and", "LogicalAnd"},
+                                            {"logical_or", "LogicalOr"},
+                                            {"logical_xor", "LogicalXor"}}) {
       (*m)[name] = BinaryOp(op);
     }
     for (const auto& [name, op] : std::map<std::string, std::string>{{"radd", "AddV2"},
@@ -912,25 +931,29 @@ const std::map<std::string, OpFn>& Ops() {
                                                                      {"rpow", "Pow"}}) {
       (*m)[name] = BinaryOp(op, false, true);
     }
-    for (const auto& [name, op] : std::map<std::string, std::string>{
-             {"greater", "Greater"},
-             {"greater_equal", "GreaterEqual"},
-             {"less", "Less"},
-             {"less_equal", "LessEqual"},
-             {"equal", "Equal"},
-             {"not_equal", "NotEqual"}}) {
+    for (const auto& [name, op] :
+         std::map<std::string, std::string>{{"greater", "Greater"},
+                                            {"greater_equal", "GreaterEqual"},
+                                            {"less", "Less"},
+                                            {"less_equal", "LessEqual"},
+                                            {"equal", "Equal"},
+                                            {"not_equal", "NotEqual"}}) {
       (*m)[name] = BinaryOp(op, true);
     }
     for (const auto& [name, op] : std::map<std::string, std::string>{
-             {"abs", "Abs"},           {"exp", "Exp"},         {"log", "Log"},
-             {"sqrt", "Sqrt"},         {"rsqrt", "Rsqrt"},     {"square", "Square"},
-             {"negative", "Neg"},      {"neg", "Neg"},         {"sigmoid", "Sigmoid"},
-             {"tanh", "Tanh"},         {"sin", "Sin"},         {"cos", "Cos"},
+             {"abs", "Abs"},           {"exp", "Exp"},
+             {"log", "Log"},           {"sqrt", "Sqrt"},
+             {"rsqrt", "Rsqrt"},       {"square", "Square"},
+             {"negative", "Neg"},      {"neg", "Neg"},
+             {"sigmoid", "Sigmoid"},   {"tanh", "Tanh"},
+             {"sin", "Sin"},           {"cos", "Cos"},
              {"tan", "Tan"},           {"reciprocal", "Reciprocal"},
-             {"floor", "Floor"},       {"ceil", "Ceil"},       {"round", "Round"},
-             {"sign", "Sign"},         {"erf", "Erf"},         {"expm1", "Expm1"},
-             {"log1p", "Log1p"},       {"relu", "Relu"},       {"relu6", "Relu6"},
-             {"elu", "Elu"},           {"selu", "Selu"},       {"softplus", "Softplus"},
+             {"floor", "Floor"},       {"ceil", "Ceil"},
+             {"round", "Round"},       {"sign", "Sign"},
+             {"erf", "Erf"},           {"expm1", "Expm1"},
+             {"log1p", "Log1p"},       {"relu", "Relu"},
+             {"relu6", "Relu6"},       {"elu", "Elu"},
+             {"selu", "Selu"},         {"softplus", "Softplus"},
              {"softsign", "Softsign"}, {"logical_not", "LogicalNot"}}) {
       (*m)[name] = UnaryOp(op);
     }

@@ -156,9 +156,7 @@ Status ResolveOpCall(const Json& node, const std::string& layer, Json* call,
   return Status::OK();
 }
 
-bool IsOpLambda(const std::string& cls) {
-  return cls == "TFOpLambda" || cls == "SlicingOpLambda";
-}
+bool IsOpLambda(const std::string& cls) { return cls == "TFOpLambda" || cls == "SlicingOpLambda"; }
 
 }  // namespace
 
