@@ -486,11 +486,38 @@ Status ReshapeOp(OpCall& o, std::vector<Value>* out) {
   if (s == nullptr || !s->is_array()) {
     return Unimplemented("reshape to a shape that is not a list of numbers");
   }
+  bool computed = false;
+  for (const Json& d : *s) computed = computed || OpCall::IsTensor(d);
+  if (computed) {
+    // tf.reshape(x, [tf.shape(x)[0], -1]): the shape packed from scalars at run time.
+    std::vector<std::string> parts;
+    Shape shape;
+    for (size_t i = 0; i < s->size(); ++i) {
+      const Json& d = (*s)[i];
+      if (OpCall::IsTensor(d)) {
+        GRT_ASSIGN_OR_RETURN(Value v, o.Input(d, "shape"));
+        if (v.rank() != 0 || v.dtype != kInt32) {
+          return Unimplemented("reshape to a shape holding a non-scalar or non-int32 tensor");
+        }
+        parts.push_back(v.tensor);
+        shape.push_back(-1);
+      } else {
+        int32_t v = JsonInt<int32_t>(d);
+        if (v < -1) return InvalidArgument("reshape to dimension ", v);
+        parts.push_back(o.emit.Int(StrCat(o.p, "/shape_", i), v));
+        shape.push_back(v);
+      }
+    }
+    std::string packed = o.emit.Pack(o.p + "/shape", parts, kInt32);
+    out->push_back(
+        Value{o.emit.Reshape(o.p + "/Reshape", x.tensor, packed, x.dtype), shape, x.dtype});
+    return Status::OK();
+  }
   std::vector<int32_t> dims;
   int64_t known = 1;
   int unknown = -1;
   for (const Json& d : *s) {
-    if (!d.is_number()) return Unimplemented("reshape to a shape computed from tensors");
+    if (!d.is_number()) return Unimplemented("reshape to a shape that is not a list of numbers");
     int32_t v = JsonInt<int32_t>(d);
     if (v < -1) return InvalidArgument("reshape to dimension ", v);
     if (v == -1) {
@@ -767,6 +794,79 @@ Status MatMulOp(OpCall& o, std::vector<Value>* out) {
   return Status::OK();
 }
 
+Status ShapeOp(OpCall& o, std::vector<Value>* out) {
+  GRT_ASSIGN_OR_RETURN(Value x, o.Input(o.first, "input"));
+  std::string name = o.KwOr<std::string>("out_type", "int32");
+  DataType t;
+  if (!DataTypeFromString(name, &t) || (t != kInt32 && t != ::tensorflow::DT_INT64)) {
+    return Unimplemented("shape with out_type '", name, "'");
+  }
+  NodeDef* n = o.emit.Add("Shape", o.p + "/Shape", {x.tensor});
+  SetNodeAttr(n, "T", x.dtype);
+  SetNodeAttr(n, "out_type", t);
+  out->push_back(Value{n->name(), Shape{x.rank()}, t});
+  return Status::OK();
+}
+
+OpFn LikeOp(const std::string& op) {
+  return [=](OpCall& o, std::vector<Value>* out) -> Status {
+    GRT_ASSIGN_OR_RETURN(Value x, o.Input(o.first, "input"));
+    if (o.Kw("dtype") != nullptr) return Unimplemented(op, " with a dtype");
+    out->push_back(Value{Node(o, op, {x.tensor}, x.dtype), x.shape, x.dtype});
+    return Status::OK();
+  };
+}
+
+OpFn ArgOp(const std::string& op) {
+  return [=](OpCall& o, std::vector<Value>* out) -> Status {
+    GRT_ASSIGN_OR_RETURN(Value x, o.Input(o.first, "input"));
+    // tf.math.argmax: axis None is 0.
+    const Json* a = o.Kw("axis|dimension");
+    GRT_ASSIGN_OR_RETURN(int axis, NormAxis(a == nullptr ? 0 : JsonInt(*a), x.rank()));
+    std::string name = o.KwOr<std::string>("output_type", "int64");
+    DataType t;
+    if (!DataTypeFromString(name, &t) || (t != kInt32 && t != ::tensorflow::DT_INT64)) {
+      return Unimplemented(op, " with output_type '", name, "'");
+    }
+    NodeDef* n = o.emit.Add(op, o.p + "/" + op, {x.tensor, o.emit.Int(o.p + "/dimension", axis)});
+    SetNodeAttr(n, "T", x.dtype);
+    SetNodeAttr(n, "Tidx", kInt32);
+    SetNodeAttr(n, "output_type", t);
+    Shape shape = x.shape;
+    shape.erase(shape.begin() + axis);
+    out->push_back(Value{n->name(), shape, t});
+    return Status::OK();
+  };
+}
+
+Status Gather(OpCall& o, std::vector<Value>* out) {
+  GRT_ASSIGN_OR_RETURN(Value x, o.Input(o.first, "params"));
+  const Json* ij = o.Kw("indices");
+  if (ij == nullptr) return InvalidArgument("missing argument indices");
+  GRT_ASSIGN_OR_RETURN(Value idx, o.AsTensor(*ij, kInt32, "indices"));
+  if (idx.dtype != kInt32 && idx.dtype != ::tensorflow::DT_INT64) {
+    return InvalidArgument("gather with ", DataTypeString(idx.dtype), " indices");
+  }
+  int64_t batch_dims = o.KwOr<int64_t>("batch_dims", 0);
+  if (batch_dims < 0 || batch_dims > idx.rank() || batch_dims >= x.rank()) {
+    return Unimplemented("gather with batch_dims ", batch_dims);
+  }
+  const Json* a = o.Kw("axis");
+  GRT_ASSIGN_OR_RETURN(int axis, NormAxis(a == nullptr ? batch_dims : JsonInt(*a), x.rank()));
+  if (axis < batch_dims) return InvalidArgument("gather axis ", axis, " < batch_dims");
+  NodeDef* n = o.emit.Add("GatherV2", o.p + "/GatherV2",
+                          {x.tensor, idx.tensor, o.emit.Int(o.p + "/axis", axis)});
+  SetNodeAttr(n, "Tparams", x.dtype);
+  SetNodeAttr(n, "Tindices", idx.dtype);
+  SetNodeAttr(n, "Taxis", kInt32);
+  SetNodeAttr(n, "batch_dims", batch_dims);
+  Shape shape(x.shape.begin(), x.shape.begin() + axis);
+  shape.insert(shape.end(), idx.shape.begin() + batch_dims, idx.shape.end());
+  shape.insert(shape.end(), x.shape.begin() + axis + 1, x.shape.end());
+  out->push_back(Value{n->name(), shape, x.dtype});
+  return Status::OK();
+}
+
 // Python's len(range(*slice(start, stop, step).indices(dim))).
 int64_t SliceLength(const Json& start, const Json& stop, int64_t step, int64_t dim) {
   auto clamp = [](int64_t v, int64_t lo, int64_t hi) { return std::min(std::max(v, lo), hi); };
@@ -992,6 +1092,12 @@ const std::map<std::string, OpFn>& Ops() {
     (*m)["resize"] = &ImageResize;
     (*m)["matmul"] = &MatMulOp;
     (*m)["getitem"] = &GetItem;
+    (*m)["shape"] = &ShapeOp;
+    (*m)["zeros_like"] = LikeOp("ZerosLike");
+    (*m)["ones_like"] = LikeOp("OnesLike");
+    (*m)["argmax"] = ArgOp("ArgMax");
+    (*m)["argmin"] = ArgOp("ArgMin");
+    (*m)["gather"] = &Gather;
     return m;
   }();
   return *ops;
