@@ -165,14 +165,14 @@ TEST(KerasErrors, MalformedConfigsGiveErrorsNotCrashes) {
         R"({"class_name": "Functional", "config": {"name": "m", "layers": [)", in, ", ",
         R"({"class_name": "Masking", "name": "mask", "config": {"name": "mask", "mask_value": 0},
             "inbound_nodes": [[["x", 0, 0, {}]]]}, )",
-        layer("GlobalAveragePooling1D", "\"keepdims\": false", R"([[["mask", 0, 0, {}]]])"),
+        layer("Softmax", "\"axis\": -1", R"([[["mask", 0, 0, {}]]])"),
         R"(], "input_layers": [["x", 0, 0]], "output_layers": [["y", 0, 0]]}})");
     ASSERT_TRUE(WriteStringToFile(path, masked).ok());
     KerasModelOptions options;
     options.config_path = path;
     StatusOr<KerasModel> m = LoadKerasModel(KerasDir() + "/softmax_axis1.h5", options);
     ASSERT_FALSE(m.ok());
-    EXPECT_NE(m.status().message().find("layer 'y' (GlobalAveragePooling1D) receives a Keras mask"),
+    EXPECT_NE(m.status().message().find("layer 'y' (Softmax) receives a Keras mask"),
               std::string::npos)
         << m.status();
     // A zip-format .keras file is named as such.

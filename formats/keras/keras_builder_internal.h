@@ -6,7 +6,9 @@
 //   keras_node_emitter.{h,cc}  emitting NodeDefs
 //   keras_weight_cursor.cc     handing each layer its weights, checked against the architecture
 //   keras_layers_*.cc          the layers, one file per family
-//   keras_rnn.cc               SimpleRNN, LSTM, GRU and Bidirectional as while loops
+//   keras_rnn.cc               SimpleRNN, LSTM, GRU, CuDNN*, RNN(cells), ConvLSTM and
+//                              Bidirectional as while loops
+//   keras_rnn_spec.{h,cc}      their configs and weights (cuDNN's layout converted)
 #ifndef GRAPHRT_FORMATS_KERAS_KERAS_BUILDER_INTERNAL_H_
 #define GRAPHRT_FORMATS_KERAS_KERAS_BUILDER_INTERNAL_H_
 
@@ -55,6 +57,9 @@ class WeightCursor {
 
   // The next weight, checked against `expected` (-1 matches any size).
   StatusOr<Tensor> Next(const std::string& role, const Shape& expected);
+  // The next weight without taking it; null when none is left (layers whose weights come in
+  // more than one layout look before they take).
+  const Tensor* Peek() const { return next_ < weights_.size() ? &weights_[next_]->value : nullptr; }
   // The weights not taken yet (a nested model's, which it hands to its own layers).
   std::vector<const KerasWeight*> TakeAll();
   // An error naming the weights the layer left untaken.
@@ -83,6 +88,8 @@ struct LayerCall {
   // {"args": [first argument], "kwargs": {...}}, each tensor in them as {kInputRef: i},
   // `inputs[i]`.
   const Json* kwargs = nullptr;
+  // Call arguments that are tensors of the model ("value", "key", "attention_mask"), by name.
+  std::map<std::string, Value> tensor_kwargs;
   WeightCursor* weights = nullptr;
   Emitter* emit = nullptr;
   ModelWalker* walker = nullptr;  // for layers that call other layers (wrappers, nested models)
@@ -113,7 +120,8 @@ class ModelWalker {
   Status BuildModel(const Json& model, const std::string& scope, const std::vector<Value>* bound,
                     const WeightMap& weights, std::vector<Value>* outputs);
   Status CallLayer(const Json& layer, const std::string& scope, std::vector<Value> inputs,
-                   const Json* kwargs, WeightCursor* weights, std::vector<Value>* outputs);
+                   const Json* kwargs, WeightCursor* weights, std::vector<Value>* outputs,
+                   std::map<std::string, Value> tensor_kwargs = {});
 
  private:
   const KerasH5File& file_;
@@ -175,6 +183,18 @@ Status GlobalPooling(LayerCall& c, std::vector<Value>* out);
 // keras_layers_normalization.cc
 Status BatchNorm(LayerCall& c, std::vector<Value>* out);
 Status LayerNorm(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_normalization.cc (cont.)
+Status GroupNorm(LayerCall& c, std::vector<Value>* out);
+Status UnitNorm(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_attention.cc
+Status MultiHeadAttention(LayerCall& c, std::vector<Value>* out);
+Status EinsumDenseLayer(LayerCall& c, std::vector<Value>* out);
+Status DenseAttention(LayerCall& c, std::vector<Value>* out);
+// A bool [batch, time] mask as float 0/1, with `trailing` axes of size 1 appended.
+std::string MaskAsFloat(Emitter& emit, const std::string& name, const std::string& mask,
+                        int trailing);
 
 // keras_layers_merge.cc
 Status Merge(LayerCall& c, std::vector<Value>* out);

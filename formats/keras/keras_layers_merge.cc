@@ -4,6 +4,7 @@
 #include <map>
 
 #include "runtime/core/attr_util.h"
+#include "runtime/core/str_util.h"
 
 namespace graphrt {
 namespace keras {
@@ -44,7 +45,16 @@ Status Merge(LayerCall& c, std::vector<Value>* out) {
     y = emit.Binary("RealDiv", c.scope + "/truediv", y,
                     emit.Float(c.scope + "/count", static_cast<float>(c.inputs.size())));
   }
-  out->push_back(Value{y, shape});
+  Value result{y, shape};
+  // Keras's Merge.compute_mask: the masks the inputs have, and-ed.
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const std::string& m = c.inputs[i].mask;
+    if (m.empty()) continue;
+    result.mask = result.mask.empty()
+                      ? m
+                      : emit.Add("LogicalAnd", c.scope + "/mask/and", {result.mask, m})->name();
+  }
+  out->push_back(result);
   return Status::OK();
 }
 
@@ -62,7 +72,42 @@ Status ConcatenateLayer(LayerCall& c, std::vector<Value>* out) {
     xs.push_back(v.tensor);
     shape[axis] = (shape[axis] < 0 || v.shape[axis] < 0) ? -1 : shape[axis] + v.shape[axis];
   }
-  out->push_back(Value{emit.Concat(c.scope + "/concat", xs, axis), shape});
+  Value y{emit.Concat(c.scope + "/concat", xs, axis), shape};
+  bool masked = false;
+  for (const Value& v : c.inputs) masked = masked || !v.mask.empty();
+  if (masked) {
+    // Keras's Concatenate.compute_mask: each input's mask with a trailing axis (all true for an
+    // input without one, shaped as the input), concatenated along the layer's axis, then all()
+    // over the last axis.
+    constexpr DataType kBool = ::tensorflow::DT_BOOL;
+    std::vector<std::string> masks;
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      const Value& v = c.inputs[i];
+      std::string p = c.scope + StrCat("/mask_", i);
+      if (v.mask.empty()) {
+        NodeDef* t = emit.Add("Const", p + "/true", {});
+        SetNodeAttr(t, "dtype", kBool);
+        SetNodeAttr(t, "value", Tensor::Scalar<bool>(true));
+        NodeDef* fill = emit.Add("Fill", p, {emit.ShapeOf(p + "/shape", v.tensor), t->name()});
+        SetNodeAttr(fill, "T", kBool);
+        SetNodeAttr(fill, "index_type", kInt32);
+        masks.push_back(fill->name());
+      } else if (rank == 3) {
+        NodeDef* e = emit.Add("ExpandDims", p, {v.mask, emit.Int(p + "/dim", -1)});
+        SetNodeAttr(e, "T", kBool);
+        SetNodeAttr(e, "Tdim", kInt32);
+        masks.push_back(e->name());
+      } else {
+        masks.push_back(v.mask);
+      }
+    }
+    std::string all = emit.Concat(c.scope + "/mask/concat", masks, axis, kBool);
+    NodeDef* n = emit.Add("All", c.scope + "/mask", {all, emit.Ints(c.scope + "/mask/axis", {-1})});
+    SetNodeAttr(n, "Tidx", kInt32);
+    SetNodeAttr(n, "keep_dims", false);
+    y.mask = n->name();
+  }
+  out->push_back(y);
   return Status::OK();
 }
 

@@ -55,6 +55,15 @@ Status GlobalPooling(LayerCall& c, std::vector<Value>* out) {
     if (keepdims) shape.push_back(1);
   }
   shape.push_back(x.shape.back());
+  if (!max && !x.mask.empty()) {
+    // Keras: the mean over the unmasked steps, sum(x * mask) / sum(mask).
+    std::string m = MaskAsFloat(emit, c.scope + "/mask", x.mask, 1);
+    std::string sum = emit.Reduce(
+        "Sum", c.scope + "/Sum", emit.Binary("Mul", c.scope + "/mul", x.tensor, m), axes, keepdims);
+    std::string count = emit.Reduce("Sum", c.scope + "/count", m, axes, keepdims);
+    out->push_back(Value{emit.Binary("RealDiv", c.scope + "/truediv", sum, count), shape});
+    return Status::OK();
+  }
   out->push_back(Value{emit.Reduce(max ? "Max" : "Mean", c.scope + (max ? "/Max" : "/Mean"),
                                    x.tensor, axes, keepdims),
                        shape});

@@ -35,7 +35,7 @@ const std::map<std::string, std::pair<int, int>>& InputRanks() {
       {"SimpleRNN", {3, 3}},
       {"LSTM", {3, 3}},
       {"GRU", {3, 3}},
-      {"Bidirectional", {3, 3}},
+      {"Bidirectional", {3, 6}},
       {"TimeDistributed", {3, 8}},
       {"ZeroPadding1D", {3, 3}},
       {"ZeroPadding2D", {4, 4}},
@@ -446,6 +446,26 @@ Status ModelWalker::BuildModel(const Json& model, const std::string& scope,
           inputs.push_back(p->second[r.tensor]);
         }
       }
+      // Tensors passed by keyword (MultiHeadAttention's value, key and attention_mask).
+      std::map<std::string, Value> tensor_kwargs;
+      if (ready && kwargs != nullptr) {
+        for (const char* key : {"query", "value", "key", "attention_mask"}) {
+          auto arg = kwargs->find(key);
+          if (arg == kwargs->end() || arg->is_null()) continue;
+          InboundRef r;
+          GRT_RETURN_IF_ERROR(ParseInbound(*arg, it->name, &r));
+          auto p = produced.find({r.layer, r.node});
+          if (p == produced.end()) {
+            ready = false;
+            break;
+          }
+          if (r.tensor >= static_cast<int>(p->second.size())) {
+            return InvalidArgument("layer '", it->name, "' takes ", key, " from output ", r.tensor,
+                                   " of '", r.layer, "', which has ", p->second.size());
+          }
+          tensor_kwargs[key] = p->second[r.tensor];
+        }
+      }
       if (!ready) {
         ++it;
         continue;
@@ -455,7 +475,8 @@ Status ModelWalker::BuildModel(const Json& model, const std::string& scope,
       // A shared layer uses the same weights at each call.
       WeightCursor cursor = cursor_for(it->name);
       std::vector<Value> outs;
-      GRT_RETURN_IF_ERROR(CallLayer(*it->layer, scope, inputs, kwargs, &cursor, &outs));
+      GRT_RETURN_IF_ERROR(
+          CallLayer(*it->layer, scope, inputs, kwargs, &cursor, &outs, std::move(tensor_kwargs)));
       GRT_RETURN_IF_ERROR(cursor.Finish());
       if (recorded.insert(it->name).second) record(*it->layer, it->name, outs);
       produced[{it->name, it->node + it->offset}] = outs;
@@ -520,7 +541,8 @@ Status ModelWalker::BuildModel(const Json& model, const std::string& scope,
 
 Status ModelWalker::CallLayer(const Json& layer, const std::string& scope,
                               std::vector<Value> inputs, const Json* kwargs, WeightCursor* weights,
-                              std::vector<Value>* outputs) {
+                              std::vector<Value>* outputs,
+                              std::map<std::string, Value> tensor_kwargs) {
   LayerCall c;
   c.class_name = Get<std::string>(layer, "class_name", "");
   std::string fallback_name = Get<std::string>(layer, "name", c.class_name);
@@ -533,6 +555,7 @@ Status ModelWalker::CallLayer(const Json& layer, const std::string& scope,
   c.scope = scope + c.name;
   c.inputs = std::move(inputs);
   c.kwargs = kwargs;
+  c.tensor_kwargs = std::move(tensor_kwargs);
   c.weights = weights;
   c.emit = &emit_;
   c.walker = this;
@@ -542,16 +565,16 @@ Status ModelWalker::CallLayer(const Json& layer, const std::string& scope,
   }
   if (c.inputs.empty()) return InvalidArgument("layer '", c.name, "' is called with no inputs");
   std::string format = Get<std::string>(*c.config, "data_format", "channels_last");
-  if (format != "channels_last") {
+  // ConvLSTM layers run channels_first between transposes (keras_rnn.cc).
+  if (format != "channels_last" && c.class_name.rfind("ConvLSTM", 0) != 0) {
     return Unimplemented("layer '", c.name, "' (", c.class_name, "): data_format ", format,
                          " (graphrt runs channels_last only)");
   }
   auto ranks = InputRanks().find(c.class_name);
   if (ranks != InputRanks().end()) {
     // Recurrent layers' further inputs are initial states, of rank 2.
-    bool first_only = ranks->second.first == 3 && ranks->second.second == 3 &&
-                      (c.class_name == "SimpleRNN" || c.class_name == "LSTM" ||
-                       c.class_name == "GRU" || c.class_name == "Bidirectional");
+    bool first_only = c.class_name == "SimpleRNN" || c.class_name == "LSTM" ||
+                      c.class_name == "GRU" || c.class_name == "Bidirectional";
     for (size_t i = 0; i < (first_only ? 1 : c.inputs.size()); ++i) {
       const Value& v = c.inputs[i];
       if (v.rank() < ranks->second.first || v.rank() > ranks->second.second) {
@@ -561,7 +584,9 @@ Status ModelWalker::CallLayer(const Json& layer, const std::string& scope,
       }
     }
   }
-  // Masks: only layers that pass them on unchanged, and the recurrent layers that use them.
+  // Masks as Keras propagates them: layers that pass the mask on unchanged, layers that use it
+  // (and set their outputs' masks themselves), and layers that do not support masking, which
+  // Keras lets drop it. Any other layer receiving a mask is refused rather than guessed at.
   static const std::set<std::string> kPassMask = {"Dense",
                                                   "Activation",
                                                   "Dropout",
@@ -570,17 +595,59 @@ Status ModelWalker::CallLayer(const Json& layer, const std::string& scope,
                                                   "GaussianDropout",
                                                   "AlphaDropout",
                                                   "ActivityRegularization",
+                                                  "ReLU",
+                                                  "LeakyReLU",
+                                                  "PReLU",
+                                                  "ELU",
+                                                  "ThresholdedReLU",
                                                   "BatchNormalization",
-                                                  "LayerNormalization"};
-  static const std::set<std::string> kUseMask = {"SimpleRNN", "LSTM", "GRU", "Bidirectional"};
+                                                  "LayerNormalization",
+                                                  "UnitNormalization",
+                                                  "TimeDistributed"};
+  static const std::set<std::string> kUseMask = {"SimpleRNN",
+                                                 "LSTM",
+                                                 "GRU",
+                                                 "RNN",
+                                                 "Bidirectional",
+                                                 "GlobalAveragePooling1D",
+                                                 "GlobalAvgPool1D",
+                                                 "MultiHeadAttention",
+                                                 "Attention",
+                                                 "AdditiveAttention",
+                                                 "Add",
+                                                 "Subtract",
+                                                 "Multiply",
+                                                 "Average",
+                                                 "Maximum",
+                                                 "Minimum",
+                                                 "Concatenate"};
+  static const std::set<std::string> kDropMask = {"GlobalMaxPooling1D",
+                                                  "GlobalMaxPool1D",
+                                                  "Flatten",
+                                                  "Reshape",
+                                                  "Permute",
+                                                  "RepeatVector",
+                                                  "Dot",
+                                                  "EinsumDense",
+                                                  "Conv1D",
+                                                  "MaxPooling1D",
+                                                  "AveragePooling1D"};
   std::string mask;
   for (const Value& v : c.inputs) {
     if (!v.mask.empty()) mask = v.mask;
   }
+  for (const auto& [key, v] : c.tensor_kwargs) {
+    if (!v.mask.empty() && key != "attention_mask") mask = v.mask;
+  }
   if (!mask.empty() && kPassMask.count(c.class_name) == 0 && kUseMask.count(c.class_name) == 0) {
-    return Unimplemented("layer '", c.name, "' (", c.class_name, ") receives a Keras mask ",
-                         "(Embedding mask_zero=True or Masking); graphrt carries masks only into ",
-                         "recurrent layers");
+    if (kDropMask.count(c.class_name) != 0) {
+      mask.clear();
+      for (Value& v : c.inputs) v.mask.clear();
+    } else {
+      return Unimplemented("layer '", c.name, "' (", c.class_name, ") receives a Keras mask ",
+                           "(Embedding mask_zero=True or Masking), which graphrt does not carry ",
+                           "into this layer class");
+    }
   }
   Status s;
   try {
