@@ -85,7 +85,10 @@ struct LayerCall {
   std::string scope;  // prefix of its nodes
   const Json* config = nullptr;
   std::vector<Value> inputs;
-  const Json* kwargs = nullptr;  // call arguments from the inbound node (may be null)
+  // Call arguments from the inbound node (may be null). For TFOpLambda and SlicingOpLambda:
+  // {"args": [first argument], "kwargs": {...}}, each tensor in them as {kInputRef: i},
+  // `inputs[i]`.
+  const Json* kwargs = nullptr;
   // Call arguments that are tensors of the model ("value", "key", "attention_mask"), by name.
   std::map<std::string, Value> tensor_kwargs;
   WeightCursor* weights = nullptr;
@@ -225,6 +228,16 @@ Status HashingLayer(LayerCall& c, std::vector<Value>* out);
 Status DiscretizationLayer(LayerCall& c, std::vector<Value>* out);
 Status LookupLayer(LayerCall& c, std::vector<Value>* out);
 Status TextVectorizationLayer(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_tfop.cc: TFOpLambda and SlicingOpLambda replay the recorded tf function call.
+constexpr char kInputRef[] = "__input__";
+Status OpLambda(LayerCall& c, std::vector<Value>* out);
+// Why graphrt cannot replay tf function `function` ("math.add", ...); "" when it can.
+std::string OpLambdaUnsupported(const std::string& function);
+
+// keras_layers_rescaling.cc
+Status Rescaling(LayerCall& c, std::vector<Value>* out);
+Status Normalization(LayerCall& c, std::vector<Value>* out);
 
 // keras_layers_wrappers.cc
 Status TimeDistributed(LayerCall& c, std::vector<Value>* out);
