@@ -31,6 +31,17 @@ StatusOr<std::string> Activate(Emitter& emit, const std::string& scope, const st
     y = emit.Binary("Minimum", p + "/min", y, emit.Float(p + "/one", 1.0f));
     return emit.Binary("Maximum", p, y, emit.Float(p + "/zero", 0.0f));
   }
+  if (name == "keras3_hard_sigmoid" || name == "hard_silu" || name == "hard_swish") {
+    // Keras 3 (keras3_config.cc renames its hard_sigmoid): relu6(x + 3) / 6; hard_silu is x
+    // times that.
+    std::string y = emit.Binary("AddV2", p + "/add", x, emit.Float(p + "/three", 3.0f));
+    y = emit.Unary("Relu6", p + "/relu6", y);
+    if (name == "keras3_hard_sigmoid") {
+      return emit.Binary("RealDiv", p, y, emit.Float(p + "/six", 6.0f));
+    }
+    y = emit.Binary("RealDiv", p + "/hard_sigmoid", y, emit.Float(p + "/six", 6.0f));
+    return emit.Binary("Mul", p, x, y);
+  }
   if (name == "swish" || name == "silu") {
     return emit.Binary("Mul", p, x, emit.Unary("Sigmoid", p + "/sigmoid", x));
   }

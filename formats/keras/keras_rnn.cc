@@ -1,6 +1,8 @@
-// Recurrent layers (SimpleRNN, LSTM, GRU, and Bidirectional around them) as TensorFlow v1
-// while loops over the time axis, so the time length may vary from run to run.
+// Recurrent layers (SimpleRNN, LSTM, GRU, CuDNNLSTM, CuDNNGRU, RNN over cells, ConvLSTM1D/2D/3D,
+// and Bidirectional around any of them) as TensorFlow v1 while loops over the time axis, so the
+// time length may vary from run to run.
 #include "formats/keras/keras_builder_internal.h"
+#include "formats/keras/keras_rnn_spec.h"
 
 #include <algorithm>
 #include <set>
@@ -16,53 +18,35 @@ using ::tensorflow::NodeDef;
 
 namespace {
 
-struct RnnCellSpec {
-  std::string kind;  // SimpleRNN, LSTM, GRU
-  int64_t units = 0;
-  std::string activation = "tanh";
-  std::string recurrent_activation = "sigmoid";
-  bool use_bias = true;
-  bool reset_after = false;
-  bool go_backwards = false;
-  bool return_sequences = false;
-  bool return_state = false;
-  bool stateful = false;
-  bool zero_output_for_mask = false;  // masked steps output zeros, not the previous output
-  Tensor kernel, recurrent_kernel, bias;
-  int num_states() const { return kind == "LSTM" ? 2 : 1; }
-};
+constexpr int64_t kMaxStateElements = int64_t{1} << 28;
 
-StatusOr<RnnCellSpec> ReadCell(const std::string& class_name, const Json& cfg, int64_t input_dim,
-                               WeightCursor* weights, const std::string& layer) {
-  RnnCellSpec cell;
-  cell.kind = class_name == "CuDNNLSTM" ? "LSTM" : class_name == "CuDNNGRU" ? "GRU" : class_name;
-  const Json& c = cfg.contains("cell") && cfg["cell"].is_object() && cfg["cell"].contains("config")
-                      ? cfg["cell"]["config"]
-                      : cfg;
-  cell.units = Get<int64_t>(c, "units", Get<int64_t>(cfg, "units", -1));
-  cell.activation = ActivationName(c, "activation", "tanh");
-  cell.recurrent_activation =
-      ActivationName(c, "recurrent_activation", cell.kind == "SimpleRNN" ? "" : "sigmoid");
-  cell.use_bias = Get<bool>(c, "use_bias", true);
-  cell.reset_after = Get<bool>(c, "reset_after", false);
-  cell.go_backwards = Get<bool>(cfg, "go_backwards", false);
-  cell.return_sequences = Get<bool>(cfg, "return_sequences", false);
-  cell.return_state = Get<bool>(cfg, "return_state", false);
-  cell.stateful = Get<bool>(cfg, "stateful", false);
-  cell.zero_output_for_mask = Get<bool>(cfg, "zero_output_for_mask", false);
-  if (Get<bool>(cfg, "time_major", false)) return Unimplemented("time_major recurrent layers");
-  if (class_name.rfind("CuDNN", 0) == 0) {
-    return Unimplemented("layer '", layer, "': ", class_name, " weights (CuDNN layout)");
+// A convolution of a ConvLSTM cell: NHWC Conv2D (with a height of 1 for 1-D) or NDHWC Conv3D.
+std::string ConvNd(Emitter& emit, const std::string& name, const std::string& x,
+                   const std::string& w, int spatial, const std::vector<int64_t>& strides,
+                   const std::vector<int64_t>& dilations, const std::string& padding) {
+  std::string in = spatial == 1 ? emit.ExpandDims(name + "/ExpandDims", x, 1) : x;
+  std::vector<int64_t> st = {1}, dl = {1};
+  if (spatial == 1) {
+    st.push_back(1);
+    dl.push_back(1);
   }
-  int gates = cell.kind == "LSTM" ? 4 : cell.kind == "GRU" ? 3 : 1;
-  int64_t u = cell.units;
-  GRT_ASSIGN_OR_RETURN(cell.kernel, weights->Next("kernel", {input_dim, gates * u}));
-  GRT_ASSIGN_OR_RETURN(cell.recurrent_kernel, weights->Next("recurrent_kernel", {u, gates * u}));
-  if (cell.use_bias) {
-    Shape bshape = cell.kind == "GRU" && cell.reset_after ? Shape{2, 3 * u} : Shape{gates * u};
-    GRT_ASSIGN_OR_RETURN(cell.bias, weights->Next("bias", bshape));
+  for (int i = 0; i < spatial; ++i) {
+    st.push_back(strides.empty() ? 1 : strides[i]);
+    dl.push_back(dilations.empty() ? 1 : dilations[i]);
   }
-  return cell;
+  st.push_back(1);
+  dl.push_back(1);
+  NodeDef* n = emit.Add(spatial == 3 ? "Conv3D" : "Conv2D", name, {in, w});
+  SetNodeAttr(n, "T", kFloat);
+  SetNodeAttr(n, "strides", st);
+  SetNodeAttr(n, "dilations", dl);
+  SetNodeAttr(n, "padding", padding == "same" ? "SAME" : "VALID");
+  SetNodeAttr(n, "data_format", spatial == 3 ? "NDHWC" : "NHWC");
+  if (spatial != 3) {
+    SetNodeAttr(n, "use_cudnn_on_gpu", true);
+    SetNodeAttr(n, "explicit_paddings", std::vector<int64_t>{});
+  }
+  return spatial == 1 ? emit.Squeeze(name + "/Squeeze", n->name(), {1}) : n->name();
 }
 
 // One step of the cell. `kernel`, `recurrent` and `bias` are tensors in the loop's frame;
@@ -76,8 +60,10 @@ std::string CellStep(Emitter& emit, const std::string& p, const RnnCellSpec& cel
     StatusOr<std::string> y = Activate(emit, p + "/" + gate, fn, v, "");
     return y.ok() ? *y : v;
   };
+  // Gates lie along the last axis: 1 for dense cells, past the spatial axes for ConvLSTM.
+  const int gate_axis = cell.kind == "ConvLSTM" ? cell.spatial + 1 : 1;
   auto split = [&](const std::string& name, const std::string& v, int n) {
-    NodeDef* s = emit.Add("Split", name, {emit.Int(name + "/split_dim", 1), v});
+    NodeDef* s = emit.Add("Split", name, {emit.Int(name + "/split_dim", gate_axis), v});
     SetNodeAttr(s, "T", kFloat);
     SetNodeAttr(s, "num_split", n);
     std::vector<std::string> parts;
@@ -93,10 +79,22 @@ std::string CellStep(Emitter& emit, const std::string& p, const RnnCellSpec& cel
     new_states->push_back(y);
     return y;
   }
-  if (cell.kind == "LSTM") {
-    std::string z = emit.MatMul(p + "/MatMul", x, kernel);
-    z = emit.Binary("AddV2", p + "/add", z, emit.MatMul(p + "/MatMul_1", h, recurrent));
-    if (cell.use_bias) z = emit.BiasAdd(p + "/BiasAdd", z, bias);
+  if (cell.kind == "LSTM" || cell.kind == "ConvLSTM") {
+    std::string z;
+    if (cell.kind == "LSTM") {
+      z = emit.MatMul(p + "/MatMul", x, kernel);
+      z = emit.Binary("AddV2", p + "/add", z, emit.MatMul(p + "/MatMul_1", h, recurrent));
+      if (cell.use_bias) z = emit.BiasAdd(p + "/BiasAdd", z, bias);
+    } else {
+      // As Keras's ConvLSTMCell: the input convolution has the layer's window, the recurrent
+      // one strides 1 and "same" padding.
+      z = ConvNd(emit, p + "/input_conv", x, kernel, cell.spatial, cell.strides, cell.dilations,
+                 cell.padding);
+      if (cell.use_bias) z = emit.BiasAdd(p + "/BiasAdd", z, bias);
+      z = emit.Binary(
+          "AddV2", p + "/add", z,
+          ConvNd(emit, p + "/recurrent_conv", h, recurrent, cell.spatial, {}, {}, "same"));
+    }
     std::vector<std::string> g = split(p + "/split", z, 4);
     std::string i = act("i", cell.recurrent_activation, g[0]);
     std::string f = act("f", cell.recurrent_activation, g[1]);
@@ -148,26 +146,37 @@ std::string CellStep(Emitter& emit, const std::string& p, const RnnCellSpec& cel
   return out;
 }
 
-// A TensorFlow v1 while loop over the time axis of x [batch, time, features]:
-//   outputs: the sequence [batch, time, units] (return_sequences) or the last output, then
-//   the final states (return_state).
-Status EmitRnn(Emitter& emit, const std::string& scope, const RnnCellSpec& cell, const Value& x,
-               std::vector<std::string> initial_states, std::vector<Value>* outputs) {
-  if (x.rank() != 3) return InvalidArgument("recurrent input of rank ", x.rank(), ", expected 3");
+// A TensorFlow v1 while loop over the time axis of x [batch, time, features...]:
+//   outputs: the sequence [batch, time, ...] (return_sequences) or the last output, then the
+//   final states of every cell (return_state).
+Status EmitRnn(Emitter& emit, const std::string& scope, const RnnSpec& spec, const Value& x,
+               std::vector<std::string> initial_states, const std::string& layer,
+               std::vector<Value>* outputs) {
+  const RnnCellSpec& first = spec.cells.front();
+  const int rank = first.kind == "ConvLSTM" ? first.spatial + 3 : 3;
+  if (x.rank() != rank) {
+    return InvalidArgument("layer '", layer, "': recurrent input ", ShapeString(x.shape),
+                           ", expected rank ", rank);
+  }
   // Checked now so that the step builder cannot fail half-way through the loop.
   static const std::set<std::string> kKnown = {
       "tanh",     "sigmoid", "hard_sigmoid", "relu", "linear",      "elu",   "selu", "softplus",
       "softsign", "swish",   "silu",         "gelu", "exponential", "relu6", "mish"};
-  for (const std::string& a : {cell.activation, cell.recurrent_activation}) {
-    if (!a.empty() && kKnown.count(a) == 0) {
-      return Unimplemented("activation '", a, "' in a recurrent cell");
+  // Keras 3's (keras3_config.cc renames its hard_sigmoid).
+  static const std::set<std::string> kKeras3 = {"keras3_hard_sigmoid", "hard_silu", "hard_swish"};
+  for (const RnnCellSpec& cell : spec.cells) {
+    for (const std::string& a : {cell.activation, cell.recurrent_activation}) {
+      if (!a.empty() && kKnown.count(a) == 0 && kKeras3.count(a) == 0) {
+        return Unimplemented("layer '", layer, "': activation '", a, "' in a recurrent cell");
+      }
     }
   }
   const std::string p = scope;
   const std::string frame = p + "/while/";
-  const int64_t u = cell.units;
-  std::string xt = emit.Transpose(p + "/transpose", ToFloat(emit, p, x), {1, 0, 2});
-  if (cell.go_backwards) {
+  std::vector<int32_t> perm = {1, 0};
+  for (int i = 2; i < rank; ++i) perm.push_back(i);
+  std::string xt = emit.Transpose(p + "/transpose", ToFloat(emit, p, x), perm);
+  if (spec.go_backwards) {
     NodeDef* rev = emit.Add("ReverseV2", p + "/ReverseV2", {xt, emit.Ints(p + "/rev_axis", {0})});
     SetNodeAttr(rev, "T", kFloat);
     SetNodeAttr(rev, "Tidx", kInt32);
@@ -176,17 +185,47 @@ Status EmitRnn(Emitter& emit, const std::string& scope, const RnnCellSpec& cell,
   std::string shape = emit.ShapeOf(p + "/Shape", xt);
   std::string steps = emit.Element(p + "/time_steps", shape, 0);
   std::string batch = emit.Element(p + "/batch_size", shape, 1);
+  // Each state's shape past the batch, as Keras knows it; and which cell owns it.
+  std::vector<Shape> state_shapes;
+  std::vector<int> state_cell;
+  for (size_t ci = 0; ci < spec.cells.size(); ++ci) {
+    const RnnCellSpec& cell = spec.cells[ci];
+    Shape s;
+    if (cell.kind == "ConvLSTM") {
+      for (int i = 0; i < cell.spatial; ++i) {
+        int64_t k = cell.kernel.dim_size(i + (cell.spatial == 1 ? 1 : 0));
+        s.push_back(ConvOut(x.shape[2 + i], k, cell.strides[i], cell.dilations[i], cell.padding));
+      }
+    }
+    s.push_back(cell.units);
+    for (int i = 0; i < cell.num_states(); ++i) {
+      state_shapes.push_back(s);
+      state_cell.push_back(static_cast<int>(ci));
+    }
+  }
   // A stateful layer keeps its final states in variables; a run starts from them (or from the
   // initial states it is given) and leaves its final states there.
   std::vector<std::string> state_vars;
-  if (cell.stateful) {
-    if (x.shape.empty() || x.shape[0] < 0) {
-      return InvalidArgument("stateful recurrent layer without a fixed batch size");
-    }
-    Tensor zeros(kFloat, TensorShape({x.shape[0], u}));
-    std::fill(zeros.data<float>(), zeros.data<float>() + zeros.NumElements(), 0.0f);
+  if (spec.stateful) {
     std::vector<std::string> reads;
-    for (int i = 0; i < cell.num_states(); ++i) {
+    for (size_t i = 0; i < state_shapes.size(); ++i) {
+      std::vector<int64_t> dims = {x.shape[0]};
+      dims.insert(dims.end(), state_shapes[i].begin(), state_shapes[i].end());
+      if (*std::min_element(dims.begin(), dims.end()) < 0) {
+        return InvalidArgument("layer '", layer, "': stateful recurrent layer without a fixed ",
+                               "batch size and state shape");
+      }
+      // The batch size comes from the config alone: bound it before allocating the states.
+      int64_t elements = 1;
+      for (int64_t d : dims) {
+        if (d != 0 && elements > kMaxStateElements / d) {
+          return InvalidArgument("layer '", layer, "': states of shape ", ShapeString(dims),
+                                 " are too large");
+        }
+        elements *= d;
+      }
+      Tensor zeros(kFloat, TensorShape(dims));
+      std::fill(zeros.data<float>(), zeros.data<float>() + zeros.NumElements(), 0.0f);
       std::string var = emit.StateVariable(StrCat(p, "/states_", i), zeros);
       state_vars.push_back(var);
       reads.push_back(emit.Identity(var + "/read", var));
@@ -197,12 +236,15 @@ Status EmitRnn(Emitter& emit, const std::string& scope, const RnnCellSpec& cell,
       // As Keras: given initial states are used only while the recorded states are all zero.
       std::string any;
       for (size_t i = 0; i < reads.size(); ++i) {
+        std::vector<int32_t> axes;
+        for (size_t a = 0; a <= state_shapes[i].size(); ++a)
+          axes.push_back(static_cast<int32_t>(a));
         NodeDef* ne = emit.Add("NotEqual", StrCat(p, "/states_", i, "/NotEqual"),
                                {reads[i], emit.Float(StrCat(p, "/states_", i, "/zero"), 0.0f)});
         SetNodeAttr(ne, "T", kFloat);
         SetNodeAttr(ne, "incompatible_shape_error", true);
         NodeDef* a = emit.Add("Any", StrCat(p, "/states_", i, "/Any"),
-                              {ne->name(), emit.Ints(StrCat(p, "/states_", i, "/axes"), {0, 1})});
+                              {ne->name(), emit.Ints(StrCat(p, "/states_", i, "/axes"), axes)});
         SetNodeAttr(a, "Tidx", kInt32);
         SetNodeAttr(a, "keep_dims", false);
         any = any.empty()
@@ -218,16 +260,44 @@ Status EmitRnn(Emitter& emit, const std::string& scope, const RnnCellSpec& cell,
     }
   }
   if (initial_states.empty()) {
-    std::string dims = emit.Pack(p + "/zeros/shape",
-                                 {batch, emit.Int(p + "/units", static_cast<int32_t>(u))}, kInt32);
-    NodeDef* fill = emit.Add("Fill", p + "/zeros", {dims, emit.Float(p + "/zeros/value", 0.0f)});
-    SetNodeAttr(fill, "T", kFloat);
-    SetNodeAttr(fill, "index_type", kInt32);
-    for (int i = 0; i < cell.num_states(); ++i) initial_states.push_back(fill->name());
+    for (size_t ci = 0; ci < spec.cells.size(); ++ci) {
+      const RnnCellSpec& cell = spec.cells[ci];
+      const std::string q = spec.cells.size() == 1 ? p : StrCat(p, "/cell_", ci);
+      std::string zeros;
+      if (cell.kind == "ConvLSTM") {
+        // As Keras: the first step's zeros through the input convolution (with a zero kernel),
+        // which gives the states their spatial size.
+        NodeDef* x0 =
+            emit.Add("GatherV2", q + "/zeros/step",
+                     {xt, emit.Int(q + "/zeros/index", 0), emit.Int(q + "/zeros/axis", 0)});
+        SetNodeAttr(x0, "Tparams", kFloat);
+        SetNodeAttr(x0, "Tindices", kInt32);
+        SetNodeAttr(x0, "Taxis", kInt32);
+        SetNodeAttr(x0, "batch_dims", 0);
+        std::vector<int64_t> kdims;
+        for (int i = 0; i < cell.kernel.dims() - 1; ++i) kdims.push_back(cell.kernel.dim_size(i));
+        kdims.push_back(cell.units);
+        Tensor zk(kFloat, TensorShape(kdims));
+        std::fill(zk.data<float>(), zk.data<float>() + zk.NumElements(), 0.0f);
+        zeros = ConvNd(emit, q + "/zeros", emit.Unary("ZerosLike", q + "/zeros/like", x0->name()),
+                       emit.Const(q + "/zeros/kernel", zk), cell.spatial, cell.strides,
+                       cell.dilations, cell.padding);
+      } else {
+        std::string dims =
+            emit.Pack(q + "/zeros/shape",
+                      {batch, emit.Int(q + "/units", static_cast<int32_t>(cell.units))}, kInt32);
+        NodeDef* fill =
+            emit.Add("Fill", q + "/zeros", {dims, emit.Float(q + "/zeros/value", 0.0f)});
+        SetNodeAttr(fill, "T", kFloat);
+        SetNodeAttr(fill, "index_type", kInt32);
+        zeros = fill->name();
+      }
+      for (int i = 0; i < cell.num_states(); ++i) initial_states.push_back(zeros);
+    }
   }
-  if (static_cast<int>(initial_states.size()) != cell.num_states()) {
-    return InvalidArgument("recurrent layer given ", initial_states.size(),
-                           " initial states; its cell has ", cell.num_states());
+  if (static_cast<int>(initial_states.size()) != spec.num_states()) {
+    return InvalidArgument("layer '", layer, "': given ", initial_states.size(),
+                           " initial states; its cells have ", spec.num_states());
   }
   // Weights, entered into the frame as constants.
   auto enter = [&](const std::string& name, const std::string& v, bool constant,
@@ -239,42 +309,57 @@ Status EmitRnn(Emitter& emit, const std::string& scope, const RnnCellSpec& cell,
     SetNodeAttr(n, "parallel_iterations", 32);
     return n->name();
   };
-  std::string kernel = enter("kernel", emit.Weight(p + "/kernel", cell.kernel), true);
-  std::string recurrent;
-  if (cell.kind == "GRU" && !cell.reset_after) {
-    // Split U into its z|r columns and its h columns.
-    Tensor zr(kFloat, TensorShape({u, 2 * u})), hpart(kFloat, TensorShape({u, u}));
-    const float* src = cell.recurrent_kernel.data<float>();
-    for (int64_t i = 0; i < u; ++i) {
-      for (int64_t j = 0; j < 2 * u; ++j) zr.data<float>()[i * 2 * u + j] = src[i * 3 * u + j];
-      for (int64_t j = 0; j < u; ++j) hpart.data<float>()[i * u + j] = src[i * 3 * u + 2 * u + j];
-    }
-    recurrent = enter("recurrent_kernel_zr", emit.Weight(p + "/recurrent_kernel_zr", zr), true) +
-                "|" +
-                enter("recurrent_kernel_h", emit.Weight(p + "/recurrent_kernel_h", hpart), true);
-  } else {
-    recurrent = enter("recurrent_kernel",
-                      emit.Weight(p + "/recurrent_kernel", cell.recurrent_kernel), true);
-  }
-  std::string bias;
-  if (cell.use_bias) {
-    if (cell.kind == "GRU" && cell.reset_after) {
-      Tensor in(kFloat, TensorShape({3 * u})), rec(kFloat, TensorShape({3 * u}));
-      const float* src = cell.bias.data<float>();
-      std::copy(src, src + 3 * u, in.data<float>());
-      std::copy(src + 3 * u, src + 6 * u, rec.data<float>());
-      bias = enter("input_bias", emit.Weight(p + "/input_bias", in), true) + "|" +
-             enter("recurrent_bias", emit.Weight(p + "/recurrent_bias", rec), true);
+  struct Entered {
+    std::string kernel, recurrent, bias;
+  };
+  std::vector<Entered> entered;
+  for (size_t ci = 0; ci < spec.cells.size(); ++ci) {
+    const RnnCellSpec& cell = spec.cells[ci];
+    const int64_t u = cell.units;
+    const std::string w = spec.cells.size() == 1 ? "" : StrCat("cell_", ci, "/");
+    Entered e;
+    e.kernel = enter(w + "kernel", emit.Weight(p + "/" + w + "kernel", cell.kernel), true);
+    if (cell.kind == "GRU" && !cell.reset_after) {
+      // Split U into its z|r columns and its h columns.
+      Tensor zr(kFloat, TensorShape({u, 2 * u})), hpart(kFloat, TensorShape({u, u}));
+      const float* src = cell.recurrent_kernel.data<float>();
+      for (int64_t i = 0; i < u; ++i) {
+        for (int64_t j = 0; j < 2 * u; ++j) zr.data<float>()[i * 2 * u + j] = src[i * 3 * u + j];
+        for (int64_t j = 0; j < u; ++j) {
+          hpart.data<float>()[i * u + j] = src[i * 3 * u + 2 * u + j];
+        }
+      }
+      e.recurrent = enter(w + "recurrent_kernel_zr",
+                          emit.Weight(p + "/" + w + "recurrent_kernel_zr", zr), true) +
+                    "|" +
+                    enter(w + "recurrent_kernel_h",
+                          emit.Weight(p + "/" + w + "recurrent_kernel_h", hpart), true);
     } else {
-      bias = enter("bias", emit.Weight(p + "/bias", cell.bias), true);
+      e.recurrent =
+          enter(w + "recurrent_kernel",
+                emit.Weight(p + "/" + w + "recurrent_kernel", cell.recurrent_kernel), true);
     }
+    if (cell.use_bias) {
+      if (cell.kind == "GRU" && cell.reset_after) {
+        Tensor in(kFloat, TensorShape({3 * u})), rec(kFloat, TensorShape({3 * u}));
+        const float* src = cell.bias.data<float>();
+        std::copy(src, src + 3 * u, in.data<float>());
+        std::copy(src + 3 * u, src + 6 * u, rec.data<float>());
+        e.bias =
+            enter(w + "input_bias", emit.Weight(p + "/" + w + "input_bias", in), true) + "|" +
+            enter(w + "recurrent_bias", emit.Weight(p + "/" + w + "recurrent_bias", rec), true);
+      } else {
+        e.bias = enter(w + "bias", emit.Weight(p + "/" + w + "bias", cell.bias), true);
+      }
+    }
+    entered.push_back(e);
   }
   std::string x_in = enter("input", xt, true);
   // A mask [batch, time] goes time-major (and backwards with the input).
   std::string mask_in;
   if (!x.mask.empty()) {
     std::string mt = emit.Transpose(p + "/mask_transpose", x.mask, {1, 0}, ::tensorflow::DT_BOOL);
-    if (cell.go_backwards) {
+    if (spec.go_backwards) {
       NodeDef* rev =
           emit.Add("ReverseV2", p + "/mask_reverse", {mt, emit.Ints(p + "/mask_rev_axis", {0})});
       SetNodeAttr(rev, "T", ::tensorflow::DT_BOOL);
@@ -285,7 +370,7 @@ Status EmitRnn(Emitter& emit, const std::string& scope, const RnnCellSpec& cell,
   }
   std::string steps_in = enter("time_steps", steps, true, kInt32);
   std::string ta_handle, ta_flow;
-  if (cell.return_sequences) {
+  if (spec.return_sequences) {
     NodeDef* ta = emit.Add("TensorArrayV3", p + "/TensorArray", {steps});
     SetNodeAttr(ta, "dtype", kFloat);
     SetNodeAttr(ta, "element_shape", PartialTensorShape());
@@ -303,7 +388,7 @@ Status EmitRnn(Emitter& emit, const std::string& scope, const RnnCellSpec& cell,
     init.push_back(s);
     types.push_back(kFloat);
   }
-  if (cell.return_sequences) {
+  if (spec.return_sequences) {
     init.push_back(ta_flow);
     types.push_back(kFloat);
   }
@@ -334,10 +419,20 @@ Status EmitRnn(Emitter& emit, const std::string& scope, const RnnCellSpec& cell,
   SetNodeAttr(gather, "Tindices", kInt32);
   SetNodeAttr(gather, "Taxis", kInt32);
   SetNodeAttr(gather, "batch_dims", 0);
-  std::vector<std::string> states(body.begin() + 1, body.begin() + 1 + cell.num_states());
+  std::vector<std::string> states(body.begin() + 1, body.begin() + 1 + spec.num_states());
   std::vector<std::string> new_states;
-  std::string y = CellStep(emit, frame + "cell", cell, gather->name(), states, kernel, recurrent,
-                           bias, &new_states);
+  std::string y = gather->name();
+  size_t last_h = 0;  // the last cell's first state: its output
+  for (size_t ci = 0, first_state = 0; ci < spec.cells.size(); ++ci) {
+    const RnnCellSpec& cell = spec.cells[ci];
+    std::vector<std::string> cell_states(states.begin() + first_state,
+                                         states.begin() + first_state + cell.num_states());
+    last_h = first_state;
+    first_state += cell.num_states();
+    y = CellStep(emit, spec.cells.size() == 1 ? frame + "cell" : StrCat(frame, "cell_", ci), cell,
+                 y, cell_states, entered[ci].kernel, entered[ci].recurrent, entered[ci].bias,
+                 &new_states);
+  }
   if (!mask_in.empty()) {
     // As Keras's backend.rnn: at a masked step the states stay as they were, and the step's
     // output is the previous output (or zeros, with zero_output_for_mask).
@@ -356,17 +451,17 @@ Status EmitRnn(Emitter& emit, const std::string& scope, const RnnCellSpec& cell,
       SetNodeAttr(sel, "T", kFloat);
       return sel->name();
     };
-    std::string prev = states[0];
+    std::string prev = states[last_h];
     for (size_t i = 0; i < new_states.size(); ++i) {
       new_states[i] = select(StrCat(frame, "masked_state_", i), new_states[i], states[i]);
     }
     y = select(frame + "masked_output", y,
-               cell.zero_output_for_mask ? emit.Unary("ZerosLike", frame + "zeros", y) : prev);
+               spec.zero_output_for_mask ? emit.Unary("ZerosLike", frame + "zeros", y) : prev);
   }
   std::vector<std::string> next_values = {
       emit.Binary("AddV2", frame + "time_next", body[0], emit.Int(frame + "one", 1), kInt32)};
   for (const std::string& s : new_states) next_values.push_back(s);
-  if (cell.return_sequences) {
+  if (spec.return_sequences) {
     NodeDef* write = emit.Add("TensorArrayWriteV3", frame + "TensorArrayWrite",
                               {enter("TensorArray", ta_handle, true, ::tensorflow::DT_RESOURCE),
                                body[0], y, body.back()});
@@ -397,8 +492,13 @@ Status EmitRnn(Emitter& emit, const std::string& scope, const RnnCellSpec& cell,
     SetNodeAttr(n, "T", kFloat);
     return n->name();
   };
+  auto batched = [&](const Shape& s) {
+    Shape out = {x.shape[0]};
+    out.insert(out.end(), s.begin(), s.end());
+    return out;
+  };
   Value main;
-  if (cell.return_sequences) {
+  if (spec.return_sequences) {
     NodeDef* range =
         emit.Add("Range", p + "/range",
                  {emit.Int(p + "/range/start", 0), steps, emit.Int(p + "/range/delta", 1)});
@@ -407,18 +507,64 @@ Status EmitRnn(Emitter& emit, const std::string& scope, const RnnCellSpec& cell,
                           {ta_handle, range->name(), exits.back()});
     SetNodeAttr(g, "dtype", kFloat);
     SetNodeAttr(g, "element_shape", PartialTensorShape());
-    main.tensor = after_store(emit.Transpose(p + "/transpose_1", g->name(), {1, 0, 2}));
-    main.shape = {x.shape[0], x.shape[1], u};
+    main.tensor = after_store(emit.Transpose(p + "/transpose_1", g->name(), perm));
+    main.shape = {x.shape[0], x.shape[1]};
+    main.shape.insert(main.shape.end(), state_shapes[last_h].begin(), state_shapes[last_h].end());
     main.mask = x.mask;
   } else {
-    main.tensor = after_store(exits[1]);
-    main.shape = {x.shape[0], u};
+    main.tensor = after_store(exits[1 + last_h]);
+    main.shape = batched(state_shapes[last_h]);
   }
   outputs->push_back(main);
-  if (cell.return_state) {
-    for (int i = 0; i < cell.num_states(); ++i) {
-      outputs->push_back(Value{after_store(exits[1 + i]), {x.shape[0], u}});
+  if (spec.return_state) {
+    for (size_t i = 0; i < state_shapes.size(); ++i) {
+      outputs->push_back(Value{after_store(exits[1 + i]), batched(state_shapes[i])});
     }
+  }
+  return Status::OK();
+}
+
+// `v` with its channel axis moved: after its `lead` leading axes (batch, time) to the end
+// (to_last), or back.
+Value MoveChannels(Emitter& emit, const std::string& name, const Value& v, int lead, bool to_last) {
+  std::vector<int32_t> perm;
+  for (int i = 0; i < v.rank(); ++i) perm.push_back(i);
+  if (to_last) {
+    std::rotate(perm.begin() + lead, perm.begin() + lead + 1, perm.end());
+  } else {
+    std::rotate(perm.begin() + lead, perm.end() - 1, perm.end());
+  }
+  Value out = v;
+  out.tensor = emit.Transpose(name, ToFloat(emit, name, v), perm);
+  for (int i = 0; i < v.rank(); ++i) out.shape[i] = v.shape[perm[i]];
+  return out;
+}
+
+// EmitRnn, for a channels_first ConvLSTM between transposes.
+Status RunRnn(Emitter& emit, const std::string& scope, const RnnSpec& spec, const Value& x,
+              const std::vector<Value>& initial_states, const std::string& layer,
+              std::vector<Value>* outputs) {
+  std::vector<std::string> states;
+  if (!spec.channels_first) {
+    for (const Value& s : initial_states) states.push_back(s.tensor);
+    return EmitRnn(emit, scope, spec, x, states, layer, outputs);
+  }
+  if (x.rank() < 4) {
+    return InvalidArgument("layer '", layer, "': input ", ShapeString(x.shape), " of a ConvLSTM");
+  }
+  for (size_t i = 0; i < initial_states.size(); ++i) {
+    states.push_back(
+        MoveChannels(emit, StrCat(scope, "/initial_state_", i, "/nhwc"), initial_states[i], 1, true)
+            .tensor);
+  }
+  std::vector<Value> outs;
+  GRT_RETURN_IF_ERROR(EmitRnn(emit, scope, spec,
+                              MoveChannels(emit, scope + "/input_nhwc", x, 2, true), states, layer,
+                              &outs));
+  for (size_t i = 0; i < outs.size(); ++i) {
+    int lead = i == 0 && spec.return_sequences ? 2 : 1;
+    outputs->push_back(
+        MoveChannels(emit, StrCat(scope, "/output_", i, "/nchw"), outs[i], lead, false));
   }
   return Status::OK();
 }
@@ -426,46 +572,43 @@ Status EmitRnn(Emitter& emit, const std::string& scope, const RnnCellSpec& cell,
 }  // namespace
 
 Status Recurrent(LayerCall& c, std::vector<Value>* out) {
-  Emitter& emit = *c.emit;
   const Value& x = c.inputs[0];
-  GRT_ASSIGN_OR_RETURN(RnnCellSpec cell,
-                       ReadCell(c.class_name, *c.config, x.shape.back(), c.weights, c.name));
-  std::vector<std::string> states;
-  for (size_t i = 1; i < c.inputs.size(); ++i) states.push_back(c.inputs[i].tensor);
-  return EmitRnn(emit, c.scope, cell, x, states, out);
+  GRT_ASSIGN_OR_RETURN(RnnSpec spec, ReadRnn(c.class_name, *c.config, x.shape, c.weights, c.name));
+  std::vector<Value> states(c.inputs.begin() + 1, c.inputs.end());
+  return RunRnn(*c.emit, c.scope, spec, x, states, c.name, out);
 }
 
 Status BidirectionalLayer(LayerCall& c, std::vector<Value>* out) {
   Emitter& emit = *c.emit;
   const Json& cfg = *c.config;
+  const Value& x = c.inputs[0];
   GRT_ASSIGN_OR_RETURN(const Json* inner, Member(cfg, "layer", c.name));
   std::string cls = Get<std::string>(*inner, "class_name", "");
-  if (cls != "LSTM" && cls != "GRU" && cls != "SimpleRNN") {
-    return Unimplemented("Bidirectional around ", cls);
-  }
-  const Value& x = c.inputs[0];
   GRT_ASSIGN_OR_RETURN(const Json* inner_cfg, Member(*inner, "config", c.name));
-  GRT_ASSIGN_OR_RETURN(RnnCellSpec fwd,
-                       ReadCell(cls, *inner_cfg, x.shape.back(), c.weights, c.name));
+  GRT_ASSIGN_OR_RETURN(RnnSpec fwd, ReadRnn(cls, *inner_cfg, x.shape, c.weights, c.name));
+  // A backward_layer of its own (any recurrent class) runs as configured; otherwise the
+  // backward direction is the forward layer's config, reversed.
+  std::string back_cls = cls;
   const Json* back_cfg = inner_cfg;
-  if (cfg.contains("backward_layer")) {
-    GRT_ASSIGN_OR_RETURN(const Json* backward, Member(cfg, "backward_layer", c.name));
+  auto backward = cfg.find("backward_layer");
+  bool own_backward = backward != cfg.end() && !backward->is_null();
+  if (own_backward) {
+    back_cls = Get<std::string>(*backward, "class_name", "");
     GRT_ASSIGN_OR_RETURN(back_cfg, Member(*backward, "config", c.name));
   }
-  GRT_ASSIGN_OR_RETURN(RnnCellSpec bwd,
-                       ReadCell(cls, *back_cfg, x.shape.back(), c.weights, c.name));
-  if (!cfg.contains("backward_layer")) bwd.go_backwards = !fwd.go_backwards;
+  GRT_ASSIGN_OR_RETURN(RnnSpec bwd, ReadRnn(back_cls, *back_cfg, x.shape, c.weights, c.name));
+  if (!own_backward) bwd.go_backwards = !fwd.go_backwards;
   // Keras's Bidirectional makes both directions output zeros at masked steps of sequences.
   fwd.zero_output_for_mask = fwd.return_sequences;
   bwd.zero_output_for_mask = bwd.return_sequences;
-  std::vector<std::string> fstates, bstates;
+  std::vector<Value> fstates, bstates;
   size_t n_states = c.inputs.size() - 1;
   for (size_t i = 1; i < c.inputs.size(); ++i) {
-    (i - 1 < n_states / 2 ? fstates : bstates).push_back(c.inputs[i].tensor);
+    (i - 1 < n_states / 2 ? fstates : bstates).push_back(c.inputs[i]);
   }
   std::vector<Value> fo, bo;
-  GRT_RETURN_IF_ERROR(EmitRnn(emit, c.scope + "/forward", fwd, x, fstates, &fo));
-  GRT_RETURN_IF_ERROR(EmitRnn(emit, c.scope + "/backward", bwd, x, bstates, &bo));
+  GRT_RETURN_IF_ERROR(RunRnn(emit, c.scope + "/forward", fwd, x, fstates, c.name, &fo));
+  GRT_RETURN_IF_ERROR(RunRnn(emit, c.scope + "/backward", bwd, x, bstates, c.name, &bo));
   Value b = bo[0];
   if (fwd.return_sequences) {
     NodeDef* rev = emit.Add("ReverseV2", c.scope + "/ReverseV2",
