@@ -263,7 +263,7 @@ void ConvertOpsNode(Json* layer) {
     }
     Json entry = TensorRef(x);
     entry.push_back(Json{{"y", ConvertValue(y)}, {"name", nullptr}});
-    nodes.push_back(Json::array({entry}));
+    nodes.push_back(entry);  // tf-keras writes a one-tensor call as the bare entry
   }
   const std::string name = LayerName(*layer);
   (*layer)["class_name"] = "TFOpLambda";
