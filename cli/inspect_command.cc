@@ -343,7 +343,7 @@ int InspectCommand(int argc, char** argv) {
       "json", po::bool_switch(), "print one JSON document")(
       "verify", po::bool_switch(), "check every checksum (checkpoints, SavedModels)")(
       "keras-config", po::value<std::string>(),
-      "architecture JSON (model.to_json()) for a weights-only Keras .h5");
+      "architecture JSON (model.to_json()) for a weights-only Keras .h5 or .weights.h5");
   po::positional_options_description positional;
   positional.add("path", 1);
   po::variables_map vm;

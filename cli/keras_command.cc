@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "runtime/core/str_util.h"
 #include "formats/file_util.h"
+#include "formats/keras/zip_archive.h"
 #include "runtime/session/keras_model.h"
 #include "migrate/keras_weights.h"
 
@@ -44,7 +45,9 @@ int InspectKeras(const std::string& path, const std::string& config, bool json) 
   if (!graph.ok()) return ReportError(graph.status());
   if (json) {
     nlohmann::json doc;
-    doc["format"] = "keras_h5";
+    doc["format"] = file.layout == keras::KerasWeightsLayout::kLegacyH5 ? "keras_h5"
+                    : keras::LooksLikeZip(path)                         ? "keras_archive"
+                                                                        : "keras3_weights_h5";
     doc["keras_version"] = file.keras_version;
     doc["backend"] = file.backend;
     doc["model_class"] = graph->model_class;
@@ -77,7 +80,8 @@ int InspectKeras(const std::string& path, const std::string& config, bool json) 
     std::cout << doc.dump(1) << std::endl;
     return kExitOk;
   }
-  std::cout << "Keras model: " << path << "\n";
+  std::cout << (keras::LooksLikeZip(path) ? "Keras archive (.keras): " : "Keras model: ") << path
+            << "\n";
   std::cout << "  keras_version: " << file.keras_version << ", backend: " << file.backend
             << ", class: " << graph->model_class
             << (file.model_config.empty() ? " (weights-only file)" : "") << "\n";
@@ -112,11 +116,12 @@ int InspectKeras(const std::string& path, const std::string& config, bool json) 
 
 int ConvertCommand(int argc, char** argv) {
   po::options_description desc("graphrt convert MODEL.h5 OUT_DIR [--keras-config FILE.json]");
-  desc.add_options()("help,h", "describe this command")("model", po::value<std::string>(),
-                                                        "a Keras .h5 model (or weights-only file)")(
+  desc.add_options()("help,h", "describe this command")(
+      "model", po::value<std::string>(), "a Keras .h5 or .keras model (or weights-only file)")(
       "out", po::value<std::string>(), "the SavedModel folder to write (must not exist)")(
       "keras-config", po::value<std::string>(),
-      "architecture JSON (model.to_json()) for a weights-only .h5");
+      "architecture JSON (model.to_json(), or a .keras archive's config.json) for a weights-only "
+      ".h5 or Keras 3 .weights.h5");
   po::positional_options_description positional;
   positional.add("model", 1).add("out", 1);
   po::variables_map vm;
@@ -147,6 +152,8 @@ int LoadWeightsCommand(int argc, char** argv) {
       "JSON object: Keras weight name (or prefix ending in /) -> variable name (or prefix)")(
       "checkpoint", po::value<std::string>(),
       "for a .meta: the checkpoint holding variables the .h5 does not cover")(
+      "keras-config", po::value<std::string>(),
+      "architecture JSON for a Keras 3 .weights.h5 (its weights are named after it)")(
       "json", po::bool_switch(), "print one JSON document");
   po::positional_options_description positional;
   positional.add("model", 1).add("weights", 1);
@@ -159,6 +166,7 @@ int LoadWeightsCommand(int argc, char** argv) {
   LoadWeightsOptions options;
   options.read_hdf5_in_subprocess = true;
   if (vm.count("checkpoint")) options.checkpoint = vm["checkpoint"].as<std::string>();
+  if (vm.count("keras-config")) options.keras_config = vm["keras-config"].as<std::string>();
   if (vm.count("name-map")) {
     const std::string path = vm["name-map"].as<std::string>();
     StatusOr<std::string> text = ReadFileToString(path);

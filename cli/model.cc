@@ -34,6 +34,15 @@ StatusOr<ModelKind> ClassifyModelPath(const std::string& path) {
   if (EndsWith(path, ".meta")) return ModelKind::kMetaGraph;
   if (!FileExists(path) && FileExists(path + ".index")) return ModelKind::kCheckpoint;
   if (!FileExists(path)) return NotFound("no such file or directory: ", path);
+  // Keras files under other names, told by their signatures: a .keras zip archive, an HDF5 file.
+  {
+    std::ifstream head(path, std::ios::binary);
+    char magic[8];
+    if (head.read(magic, 8) && (std::string(magic, 4) == std::string("PK\x03\x04", 4) ||
+                                std::string(magic, 8) == std::string("\x89HDF\r\n\x1a\n", 8))) {
+      return ModelKind::kKeras;
+    }
+  }
   // A V1 checkpoint is one LevelDB-format table: its last 8 bytes are the table magic.
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   char tail[8];

@@ -2,7 +2,7 @@
 # drift from the flags (no help2man: one CMake script, run by cli/CMakeLists.txt after
 # graphrt_command builds).
 #
-#   cmake -DGRAPHRT_COMMAND=build/cli/graphrt -DOUTPUT=build/cli/graphrt.1 -DVERSION=0.5.0 \
+#   cmake -DGRAPHRT_COMMAND=build/cli/graphrt -DOUTPUT=build/cli/graphrt.1 -DVERSION=0.6.0 \
 #         -P cli/render_man.cmake
 #
 # The subcommands are read from `graphrt --help`: each line of its "commands:" list that starts

@@ -86,12 +86,12 @@ int RunCommand(int argc, char** argv) {
   desc.add_options()("help,h", "describe this command")(
       "model", po::value<std::string>(),
       "a frozen GraphDef (.pb, .pbtxt), a SavedModel folder, a MetaGraphDef (.meta) or a Keras "
-      ".h5")("tag", po::value<std::vector<std::string>>()->composing(),
+      ".h5 or .keras")("tag", po::value<std::vector<std::string>>()->composing(),
              "SavedModel tag (repeatable or comma-separated; the set must match; default serve)")(
       "signature", po::value<std::string>(), "SavedModel signature (default serving_default)")(
       "checkpoint", po::value<std::string>(), "checkpoint PREFIX to restore a .meta graph from")(
       "keras-config", po::value<std::string>(),
-      "architecture JSON (model.to_json()) for a weights-only Keras .h5")(
+      "architecture JSON (model.to_json()) for a weights-only Keras .h5 or .weights.h5")(
       "input", po::value<std::vector<std::string>>()->composing(),
       "NAME=VALUE: inline value ([[1,2],[3,4]], 3, \"text\", true), a .npy file, or @FILE: "
       "FILE's raw bytes as one scalar string (--input wav_data=@clip.wav)")(

@@ -5,7 +5,7 @@
 #   graphrt_formats   formats/ (not keras/)    GraphDef, SavedModel, checkpoints, npy  core
 #   graphrt_runtime   runtime/ (the rest)      graph, ops, kernels, devices, session   formats
 #   graphrt_opencl    runtime/*/opencl         OpenCL GPUs (GRAPHRT_WITH_OPENCL)       runtime
-#   graphrt_keras     formats/keras, session/keras_model.cc  Keras .h5 (GRAPHRT_WITH_HDF5)  runtime
+#   graphrt_keras     formats/keras, session/keras_model.cc  Keras .h5, .keras (GRAPHRT_WITH_HDF5)  runtime
 #   graphrt_migrate   migrate/                 checkpoint and graph transforms         runtime (keras)
 #
 # Their objects make libgraphrt.so (`graphrt`, installed: the public headers of include/graphrt
@@ -81,7 +81,7 @@ if(GRAPHRT_WITH_HDF5)
   graphrt_sources(keras_sources formats/keras/*.cc)
   list(APPEND keras_sources ${keras_session_sources})
   graphrt_layer(graphrt_keras SOURCES ${keras_sources} DEPS graphrt_runtime
-                LIBS ${HDF5_C_LIBRARIES} nlohmann_json::nlohmann_json)
+                LIBS ${HDF5_C_LIBRARIES} ZLIB::ZLIB nlohmann_json::nlohmann_json)
   target_include_directories(graphrt_keras SYSTEM PUBLIC ${HDF5_INCLUDE_DIRS})
   list(APPEND GRAPHRT_LAYERS graphrt_keras)
 endif()

@@ -6,6 +6,7 @@
 
 #include "formats/file_util.h"
 #include "formats/graph_def.h"
+#include "formats/keras/keras_graph_builder.h"
 #include "formats/keras/keras_h5_file.h"
 #include "formats/saved_model.h"
 #include "formats/tensor_bundle/bundle_reader.h"
@@ -15,6 +16,7 @@
 #include "runtime/core/exception_barrier.h"
 #include "runtime/core/str_util.h"
 #include "runtime/core/tensor_shape.h"
+#include "runtime/session/keras_model.h"
 #include "saved_model.pb.h"
 
 namespace graphrt {
@@ -90,10 +92,32 @@ Status LoadKerasWeightsIntoGraph(const std::string& model, const std::string& we
       existing = options.checkpoint;
     }
     std::vector<GraphVariable> vars = VariablesOf(meta.graph_def());
-    GRT_ASSIGN_OR_RETURN(keras::KerasH5File file,
-                         options.read_hdf5_in_subprocess
-                             ? keras::ReadKerasH5FileIsolated(weights_h5, options.h5)
-                             : keras::ReadKerasH5File(weights_h5, options.h5));
+    KerasModelOptions read_options;
+    read_options.read_hdf5_in_subprocess = options.read_hdf5_in_subprocess;
+    read_options.h5 = options.h5;
+    GRT_ASSIGN_OR_RETURN(keras::KerasH5File file, ReadKerasFile(weights_h5, read_options));
+    if (file.layout != keras::KerasWeightsLayout::kLegacyH5) {
+      // Keras 3 weights carry no variable names: the architecture names them, as graphrt's own
+      // conversion does ("dense_1/kernel"), one weight per variable.
+      std::string config = file.model_config;
+      if (!options.keras_config.empty()) {
+        GRT_ASSIGN_OR_RETURN(config, ReadFileToString(options.keras_config));
+      }
+      if (config.empty()) {
+        return InvalidArgument(weights_h5, " is a Keras 3 .weights.h5, whose weights have no ",
+                               "names: give its architecture with --keras-config FILE.json");
+      }
+      keras::KerasGraphOptions graph_options;
+      graph_options.weights_as_variables = true;
+      GRT_ASSIGN_OR_RETURN(keras::KerasGraph graph,
+                           keras::BuildKerasGraph(config, file, graph_options));
+      file.layers.clear();
+      for (const keras::KerasVariable& v : graph.variables) {
+        keras::KerasLayerWeights& entry = file.layers.emplace_back();
+        entry.layer = v.name.substr(0, v.name.find('/'));
+        entry.weights.push_back(keras::KerasWeight{v.name, v.value});
+      }
+    }
 
     std::map<std::string, const Tensor*> values;  // variable -> new value
     std::vector<std::string> problems;

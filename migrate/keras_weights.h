@@ -1,4 +1,5 @@
-// Keras .h5 weights into an existing graph's variables (`graphrt load-weights`): every weight
+// Keras .h5 weights (Keras 2 .h5, Keras 3 .weights.h5 or .keras) into an existing graph's
+// variables (`graphrt load-weights`): every weight
 // of the file is matched to a variable of a SavedModel's or a .meta graph's by name
 // ("dense_1/kernel:0" -> variable "dense_1/kernel"), through a name map where names differ;
 // unmatched names on both sides are reported; all shapes are checked before anything is
@@ -21,6 +22,10 @@ struct LoadWeightsOptions {
   std::map<std::string, std::string> name_map;
   // For a .meta graph: a checkpoint holding the values of variables the .h5 does not cover.
   std::string checkpoint;
+  // The architecture (model.to_json(), or a .keras archive's config.json) of a Keras 3
+  // .weights.h5, whose weights have no names of their own: graphrt builds the model and names
+  // each weight after its variable ("dense_1/kernel"). A .keras archive holds its own.
+  std::string keras_config;
   // How the .h5 is read: see KerasModelOptions::read_hdf5_in_subprocess (keras_model.h).
   bool read_hdf5_in_subprocess = false;
   keras::KerasH5ReadOptions h5;

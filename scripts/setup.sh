@@ -9,6 +9,7 @@ packages=(
   libprotobuf-dev protobuf-compiler   # TensorFlow's protos: GraphDef, SavedModel, checkpoints
   libeigen3-dev                       # CPU kernels
   libhdf5-dev                         # Keras .h5 files
+  zlib1g-dev                          # Keras .keras files: zip archives, inflated with zlib
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev  # OpenCL GPUs; PoCL in CI
   libboost-program-options-dev        # the graphrt command's flags
   libgtest-dev libgmock-dev libbenchmark-dev  # tests and benchmarks

@@ -6,6 +6,7 @@
 //   keras_node_emitter.{h,cc}  emitting NodeDefs
 //   keras_weight_cursor.cc     handing each layer its weights, checked against the architecture
 //   keras_layers_*.cc          the layers, one file per family
+//   keras_layers_*preprocessing.cc  the preprocessing layers: image, categorical, lookups, text
 //   keras_rnn.cc               SimpleRNN, LSTM, GRU, CuDNN*, RNN(cells), ConvLSTM and
 //                              Bidirectional as while loops
 //   keras_rnn_spec.{h,cc}      their configs and weights (cuDNN's layout converted)
@@ -84,7 +85,10 @@ struct LayerCall {
   std::string scope;  // prefix of its nodes
   const Json* config = nullptr;
   std::vector<Value> inputs;
-  const Json* kwargs = nullptr;  // call arguments from the inbound node (may be null)
+  // Call arguments from the inbound node (may be null). For TFOpLambda and SlicingOpLambda:
+  // {"args": [first argument], "kwargs": {...}}, each tensor in them as {kInputRef: i},
+  // `inputs[i]`.
+  const Json* kwargs = nullptr;
   // Call arguments that are tensors of the model ("value", "key", "attention_mask"), by name.
   std::map<std::string, Value> tensor_kwargs;
   WeightCursor* weights = nullptr;
@@ -142,6 +146,18 @@ std::string Softmax(Emitter& emit, const std::string& name, const std::string& x
 std::string ToFloat(Emitter& emit, const std::string& scope, const Value& v);
 // The output length of a convolution or pooling window ("valid" or "same"); -1 for -1.
 int64_t ConvOut(int64_t in, int64_t k, int64_t stride, int64_t dilation, const std::string& pad);
+// Spatial sizes, strides or dilations as TensorFlow's channels-last attribute: [1, v..., 1].
+std::vector<int64_t> WindowAttr(const std::vector<int64_t>& v);
+// The layer's data_format: an error naming the layer for a value Keras does not have, or for
+// channels_first on a layer whose builder does not honour it (keras_layers_conv.cc).
+Status CheckDataFormat(const LayerCall& c);
+// Whether the layer's data_format is channels_first.
+bool ChannelsFirst(const LayerCall& c);
+// `x` [B, C, ...] as [B, ..., C].
+Value ToChannelsLast(Emitter& emit, const std::string& name, const Value& x);
+// `fn`, the builder of the channels_last layer, on the layer's first input moved to channels_last
+// when the layer is channels_first, with its outputs moved back; `fn` itself otherwise.
+Status ChannelsLastCall(LayerCall& c, LayerFn fn, std::vector<Value>* out);
 
 // The layers, by file.
 
@@ -198,9 +214,38 @@ Status Merge(LayerCall& c, std::vector<Value>* out);
 Status ConcatenateLayer(LayerCall& c, std::vector<Value>* out);
 Status DotLayer(LayerCall& c, std::vector<Value>* out);
 
+// keras_layers_misc.cc
+Status LocallyConnected(LayerCall& c, std::vector<Value>* out);
+Status SpectralNormalization(LayerCall& c, std::vector<Value>* out);
+Status RandomFourierFeatures(LayerCall& c, std::vector<Value>* out);
+Status HashedCrossing(LayerCall& c, std::vector<Value>* out);
+// DenseFeatures of numeric columns; other feature columns and SequenceFeatures refused.
+Status FeatureColumnLayer(LayerCall& c, std::vector<Value>* out);
+
 // keras_rnn.cc
 Status Recurrent(LayerCall& c, std::vector<Value>* out);
 Status BidirectionalLayer(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_image_preprocessing.cc
+Status ResizingLayer(LayerCall& c, std::vector<Value>* out);
+Status CropLayer(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_preprocessing.cc
+Status CategoryEncodingLayer(LayerCall& c, std::vector<Value>* out);
+Status HashingLayer(LayerCall& c, std::vector<Value>* out);
+Status DiscretizationLayer(LayerCall& c, std::vector<Value>* out);
+Status LookupLayer(LayerCall& c, std::vector<Value>* out);
+Status TextVectorizationLayer(LayerCall& c, std::vector<Value>* out);
+
+// keras_layers_tfop.cc: TFOpLambda and SlicingOpLambda replay the recorded tf function call.
+constexpr char kInputRef[] = "__input__";
+Status OpLambda(LayerCall& c, std::vector<Value>* out);
+// Why graphrt cannot replay tf function `function` ("math.add", ...); "" when it can.
+std::string OpLambdaUnsupported(const std::string& function);
+
+// keras_layers_rescaling.cc
+Status Rescaling(LayerCall& c, std::vector<Value>* out);
+Status Normalization(LayerCall& c, std::vector<Value>* out);
 
 // keras_layers_wrappers.cc
 Status TimeDistributed(LayerCall& c, std::vector<Value>* out);

@@ -59,6 +59,16 @@ std::string ActivationName(const Json& config, const char* key, const std::strin
   auto it = config.find(key);
   if (it == config.end() || it->is_null()) return fallback;
   if (it->is_string()) return it->get<std::string>();
+  if (it->is_object() && it->contains("class_name") && (*it)["class_name"].is_string() &&
+      it->contains("config") && (*it)["config"].is_object()) {
+    // An activation layer passed as the activation (Dense(activation=LeakyReLU(0.1))): its
+    // whole serialization, for Activate to build.
+    static const char* const kLayers[] = {"ReLU",    "LeakyReLU", "ELU", "ThresholdedReLU",
+                                          "Softmax", "Activation"};
+    for (const char* cls : kLayers) {
+      if ((*it)["class_name"] == cls) return kActivationLayerPrefix + it->dump();
+    }
+  }
   if (it->is_object() && it->contains("config") && (*it)["config"].contains("name")) {
     return (*it)["config"]["name"].get<std::string>();
   }

@@ -88,7 +88,10 @@ StatusOr<const Json*> Member(const Json& object, const char* key, const std::str
 // How deeply `root` nests, counted without recursion (a hostile config may nest millions deep).
 int JsonDepth(const Json& root);
 
-// Keras's activation spelling: a name, or (newer files) {"class_name": ..., "config": ...}.
+// Keras's activation spelling: a name, or (newer files) {"class_name": ..., "config": ...}; an
+// activation layer object (ReLU, LeakyReLU, ELU, ThresholdedReLU, Softmax, Activation) as
+// kActivationLayerPrefix followed by its JSON.
+constexpr char kActivationLayerPrefix[] = "layer:";
 std::string ActivationName(const Json& config, const char* key, const std::string& fallback);
 
 // [[top, bottom], [left, right]] (or [left, right] for 1-D) from Keras's padding/cropping

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "formats/keras/keras3_config.h"
 #include "formats/keras/keras_builder_internal.h"
 
 namespace graphrt {
@@ -40,6 +41,24 @@ const std::map<std::string, LayerFn>& LayerBuilders() {
       {"SeparableConvolution2D", &Conv},
       {"Conv2DTranspose", &Conv},
       {"Convolution2DTranspose", &Conv},
+      {"Conv3D", &Conv},
+      {"Convolution3D", &Conv},
+      {"Conv1DTranspose", &Conv},
+      {"Convolution1DTranspose", &Conv},
+      {"Conv3DTranspose", &Conv},
+      {"Convolution3DTranspose", &Conv},
+      {"DepthwiseConv1D", &Conv},
+      {"MaxPooling3D", &Pooling},
+      {"AveragePooling3D", &Pooling},
+      {"MaxPool3D", &Pooling},
+      {"AvgPool3D", &Pooling},
+      {"GlobalMaxPooling3D", &GlobalPooling},
+      {"GlobalAveragePooling3D", &GlobalPooling},
+      {"GlobalMaxPool3D", &GlobalPooling},
+      {"GlobalAvgPool3D", &GlobalPooling},
+      {"ZeroPadding3D", &ZeroPadding},
+      {"Cropping3D", &Cropping},
+      {"UpSampling3D", &UpSampling},
       {"MaxPooling1D", &Pooling},
       {"MaxPooling2D", &Pooling},
       {"AveragePooling1D", &Pooling},
@@ -91,12 +110,44 @@ const std::map<std::string, LayerFn>& LayerBuilders() {
       {"ConvLSTM3D", &Recurrent},
       {"Bidirectional", &BidirectionalLayer},
       {"TimeDistributed", &TimeDistributed},
+      {"TFOpLambda", &OpLambda},
+      {"SlicingOpLambda", &OpLambda},
+      {"Rescaling", &Rescaling},
+      {"Normalization", &Normalization},
       {"MultiHeadAttention", &MultiHeadAttention},
       {"EinsumDense", &EinsumDenseLayer},
       {"Attention", &DenseAttention},
       {"AdditiveAttention", &DenseAttention},
       {"GroupNormalization", &GroupNorm},
       {"UnitNormalization", &UnitNorm},
+      {"Identity", &IdentityLayer},
+      {"AddLoss", &IdentityLayer},  // model.add_loss: nothing at inference
+      {"AddMetric", &IdentityLayer},
+      {"SyncBatchNormalization", &BatchNorm},
+      {"LocallyConnected1D", &LocallyConnected},
+      {"LocallyConnected2D", &LocallyConnected},
+      {"SpectralNormalization", &SpectralNormalization},
+      {"RandomFourierFeatures", &RandomFourierFeatures},
+      {"HashedCrossing", &HashedCrossing},
+      {"DenseFeatures", &FeatureColumnLayer},
+      {"SequenceFeatures", &FeatureColumnLayer},
+      {"Resizing", &ResizingLayer},
+      {"CenterCrop", &CropLayer},
+      {"RandomCrop", &CropLayer},
+      {"RandomFlip", &IdentityLayer},
+      {"RandomRotation", &IdentityLayer},
+      {"RandomZoom", &IdentityLayer},
+      {"RandomTranslation", &IdentityLayer},
+      {"RandomContrast", &IdentityLayer},
+      {"RandomBrightness", &IdentityLayer},
+      {"RandomHeight", &IdentityLayer},
+      {"RandomWidth", &IdentityLayer},
+      {"CategoryEncoding", &CategoryEncodingLayer},
+      {"Hashing", &HashingLayer},
+      {"Discretization", &DiscretizationLayer},
+      {"StringLookup", &LookupLayer},
+      {"IntegerLookup", &LookupLayer},
+      {"TextVectorization", &TextVectorizationLayer},
       {"Sequential", &NestedModel},
       {"Model", &NestedModel},
       {"Functional", &NestedModel},
@@ -117,7 +168,20 @@ StatusOr<KerasGraph> BuildKerasGraph(const std::string& model_config, const Kera
                            internal::kMaxConfigDepth, " levels deep");
   }
   KerasGraph graph;
-  internal::ModelWalker walker(file, options, &graph);
+  // Keras 3 weights are named after the architecture once it is read.
+  KerasH5File mapped;
+  const KerasH5File* weights = &file;
+  try {
+    GRT_RETURN_IF_ERROR(internal::NormalizeKerasConfig(
+        &model, internal::IsKeras3Config(model, file.keras_version), file.path));
+    if (file.layout == KerasWeightsLayout::kKeras3Raw) {
+      GRT_ASSIGN_OR_RETURN(mapped, internal::MapKeras3Weights(model, file));
+      weights = &mapped;
+    }
+  } catch (const std::exception& e) {
+    return InvalidArgument("malformed model_config in ", file.path, ": ", e.what());
+  }
+  internal::ModelWalker walker(*weights, options, &graph);
   try {
     GRT_RETURN_IF_ERROR(walker.Build(model));
   } catch (const std::exception& e) {

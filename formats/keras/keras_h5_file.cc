@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <system_error>
@@ -324,6 +325,135 @@ Status ReadWeight(hid_t group, const std::string& name, const std::string& where
   return Status::OK();
 }
 
+// Groups Keras 3 nests at most a few levels (model, nested model, wrapper, cell); a crafted file
+// may nest without end.
+constexpr int kMaxKeras3Depth = 32;
+constexpr size_t kMaxGroupMembers = size_t{1} << 20;
+
+// The links of `group` by name, at most kMaxGroupMembers.
+Status ListGroup(hid_t group, const std::string& where, std::vector<std::string>* names) {
+  struct Listing {
+    std::vector<std::string>* names;
+    bool too_many = false;
+  } listing{names};
+  auto visit = [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
+    auto* l = static_cast<Listing*>(data);
+    if (l->names->size() >= kMaxGroupMembers) {
+      l->too_many = true;
+      return 1;
+    }
+    l->names->push_back(name);
+    return 0;
+  };
+  hsize_t index = 0;
+  if (H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &index, visit, &listing) < 0) {
+    return DataLoss("cannot list the members of ", where);
+  }
+  if (listing.too_many) return DataLoss(where, " has more than ", kMaxGroupMembers, " members");
+  return Status::OK();
+}
+
+// Where a sublayer attribute comes in its layer's weights (Keras's layer.weights order, which
+// the builders take); the rest follow by name. tf-keras spells private attributes with '_'.
+int SublayerRank(const std::string& attr) {
+  static const std::map<std::string, int>* order = new std::map<std::string, int>{
+      {"forward_layer", 0}, {"backward_layer", 1}, {"query_dense", 0},
+      {"key_dense", 1},     {"value_dense", 2},    {"output_dense", 3},
+  };
+  auto it = order->find(attr.size() > 1 && attr[0] == '_' ? attr.substr(1) : attr);
+  return it == order->end() ? 1000 : it->second;
+}
+
+// The weights under one Keras 3 layer group: its vars/<i> in index order, then its sublayers'.
+Status ReadKeras3Group(hid_t group, const std::string& prefix, const std::string& where, int depth,
+                       const KerasH5ReadOptions& options, const WeightBuffer& buffer,
+                       Budget* budget, KerasLayerWeights* entry) {
+  if (depth > kMaxKeras3Depth) {
+    return DataLoss(where, " nests more than ", kMaxKeras3Depth, " groups deep");
+  }
+  std::vector<std::string> names;
+  GRT_RETURN_IF_ERROR(ListGroup(group, where, &names));
+  std::vector<std::string> children;
+  for (const std::string& name : names) {
+    if (name != "vars") children.push_back(name);
+  }
+  std::stable_sort(
+      children.begin(), children.end(),
+      [](const std::string& a, const std::string& b) { return SublayerRank(a) < SublayerRank(b); });
+  if (std::find(names.begin(), names.end(), "vars") != names.end()) {
+    const std::string vars_where = where + "/vars";
+    Handle vars(H5Gopen2(group, "vars", H5P_DEFAULT), H5Gclose);
+    if (!vars.valid()) return DataLoss("cannot open group ", vars_where);
+    std::vector<std::string> var_names;
+    GRT_RETURN_IF_ERROR(ListGroup(vars.get(), vars_where, &var_names));
+    std::vector<std::pair<int64_t, std::string>> indexed;
+    for (const std::string& v : var_names) {
+      if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos) {
+        return DataLoss(vars_where, " holds '", v, "', not a variable index");
+      }
+      indexed.emplace_back(std::stoll(v), v);
+    }
+    std::sort(indexed.begin(), indexed.end());
+    for (size_t i = 0; i < indexed.size(); ++i) {
+      if (indexed[i].first != static_cast<int64_t>(i)) {
+        return DataLoss(vars_where, " has no variable ", i, " (it holds ", indexed.size(),
+                        " numbered from 0)");
+      }
+      KerasWeight& weight = entry->weights.emplace_back();
+      weight.name = StrCat(prefix, "vars/", indexed[i].second);
+      GRT_RETURN_IF_ERROR(
+          ReadWeight(vars.get(), indexed[i].second, vars_where, options, buffer, budget, &weight));
+    }
+  }
+  for (const std::string& child : children) {
+    const std::string child_where = StrCat(where, "/", child);
+    Handle sub(H5Gopen2(group, child.c_str(), H5P_DEFAULT), H5Gclose);
+    if (!sub.valid()) return DataLoss("cannot open group ", child_where, " (not a group?)");
+    GRT_RETURN_IF_ERROR(ReadKeras3Group(sub.get(), StrCat(prefix, child, "/"), child_where,
+                                        depth + 1, options, buffer, budget, entry));
+  }
+  return Status::OK();
+}
+
+// A Keras 3 .weights.h5: one entry per group under /layers (see KerasWeightsLayout::kKeras3Raw).
+Status ReadKeras3Layout(hid_t root, const std::string& path, const KerasH5ReadOptions& options,
+                        const WeightBuffer& buffer, Budget* budget, KerasH5File* result) {
+  result->layout = KerasWeightsLayout::kKeras3Raw;
+  std::vector<std::string> top;
+  GRT_RETURN_IF_ERROR(ListGroup(root, path, &top));
+  for (const std::string& name : top) {
+    if (name == "optimizer") {
+      result->has_optimizer_weights = true;
+    } else if (name == "vars") {
+      // The model's own variables: Sequential and Functional have none.
+      Handle vars(H5Gopen2(root, "vars", H5P_DEFAULT), H5Gclose);
+      std::vector<std::string> own;
+      if (vars.valid()) GRT_RETURN_IF_ERROR(ListGroup(vars.get(), path + ":/vars", &own));
+      if (!own.empty()) {
+        return Unimplemented(path, ":/vars holds ", own.size(),
+                             " variables of the model itself (a subclassed model?)");
+      }
+    }
+  }
+  GRT_ASSIGN_OR_RETURN(bool has_layers, HasLink(root, "layers", path));
+  if (!has_layers) return Status::OK();
+  const std::string layers_where = path + ":/layers";
+  Handle layers(H5Gopen2(root, "layers", H5P_DEFAULT), H5Gclose);
+  if (!layers.valid()) return DataLoss("cannot open group ", layers_where);
+  std::vector<std::string> keys;
+  GRT_RETURN_IF_ERROR(ListGroup(layers.get(), layers_where, &keys));
+  for (const std::string& key : keys) {
+    const std::string where = StrCat(layers_where, "/", key);
+    Handle group(H5Gopen2(layers.get(), key.c_str(), H5P_DEFAULT), H5Gclose);
+    if (!group.valid()) return DataLoss("cannot open group ", where, " (not a group?)");
+    KerasLayerWeights& entry = result->layers.emplace_back();
+    entry.layer = key;
+    GRT_RETURN_IF_ERROR(
+        ReadKeras3Group(group.get(), "", where, 0, options, buffer, budget, &entry));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 namespace internal {
@@ -375,6 +505,11 @@ Status ReadKerasH5Contents(const std::string& path, const KerasH5ReadOptions& op
   if (full_model) {
     weights_path = "/model_weights";
   } else if (!has_layer_names && !has_layer_names0) {
+    GRT_ASSIGN_OR_RETURN(bool keras3_layers, HasLink(root.get(), "layers", path));
+    GRT_ASSIGN_OR_RETURN(bool keras3_vars, HasLink(root.get(), "vars", path));
+    if (keras3_layers || keras3_vars) {
+      return ReadKeras3Layout(root.get(), path, options, buffer, &budget, &result);
+    }
     return InvalidArgument("not a Keras HDF5 file (no model_weights group and no layer_names): ",
                            path);
   }

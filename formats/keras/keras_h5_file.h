@@ -8,7 +8,19 @@
 //                          path of groups, e.g. "lstm_1/kernel:0" or "bidirectional/forward_lstm/
 //                          lstm_cell/kernel:0"
 //   /optimizer_weights     (ignored)
-// A weights-only file has layer_names on the root group and no model_config. String attributes
+// A weights-only file has layer_names on the root group and no model_config.
+//
+// Layout of Keras 3 (and tf-keras 2.12+ saving_lib) `model.weights.h5` / `.weights.h5`:
+//   /layers/<key>/vars/<i>     the layer's own variables, i = 0, 1, ... in creation order
+//   /layers/<key>/<attr>/...   variables of sublayers held in attributes: cell/vars/<i> (RNN),
+//                              forward_layer/..., backward_layer/... (Bidirectional),
+//                              query_dense/... (MultiHeadAttention; "_query_dense" in tf-keras)
+//   /layers/<key>/layers/<key>/...  the layers of a nested model
+//   /vars, /optimizer/...      the model's own variables (none for Sequential and Functional),
+//                              the optimizer's (ignored)
+// where <key> is the snake_case class name, numbered per class in the model's layer order
+// ("dense", "dense_1", "conv2d"), not the layer's name: only the architecture says which layer
+// a group belongs to (MapKeras3Weights, keras3_weights.cc). String attributes
 // are fixed-length NULL-padded byte arrays (h5py from numpy 'S' arrays) or variable-length UTF-8
 // strings; an attribute too big for the object header is split into name0, name1, ...
 #ifndef GRAPHRT_FORMATS_KERAS_KERAS_H5_FILE_H_
@@ -37,8 +49,20 @@ struct KerasLayerWeights {
   std::vector<KerasWeight> weights;
 };
 
+enum class KerasWeightsLayout {
+  kLegacyH5,  // Keras 2 .h5: entries by layer name, weights by variable name
+  // Keras 3 .weights.h5 as read, before the architecture is known: one entry per group under
+  // /layers, by its key ("dense_1"); weights by their path below it ("vars/0", "cell/vars/1",
+  // "layers/dense/vars/0"), own variables first, then sublayers in Keras's weight order.
+  kKeras3Raw,
+  // Keras 3 weights renamed after the architecture (MapKeras3Weights): entries by layer name,
+  // weights "<layer>/<path>" ("lstm_1/cell/vars/0"; a nested model's "<inner layer>/...").
+  kKeras3,
+};
+
 struct KerasH5File {
   std::string path;
+  KerasWeightsLayout layout = KerasWeightsLayout::kLegacyH5;
   std::string keras_version;
   std::string backend;
   std::string model_config;     // JSON; empty for a weights-only file
@@ -46,7 +70,10 @@ struct KerasH5File {
   bool has_optimizer_weights = false;
   std::vector<KerasLayerWeights> layers;  // in layer_names order
   // Files under assets/ of a .keras archive (lookup layers' vocabularies), by their path below
-  // assets/ ("layers/string_lookup/vocabulary.txt"); empty for an .h5 file.
+  // assets/ ("layers/string_lookup/vocabulary.txt"); empty for an .h5 file. Keras names the
+  // folders after classes ("layers/text_vectorization_1/..."); once BuildKerasGraph has mapped
+  // them (MapKeras3Weights), after the layers ("layers/<layer name>/...", a nested model's
+  // "layers/<model>/layers/<layer>/..."), which is what the builders see.
   std::map<std::string, std::string> assets;
 };
 

@@ -67,8 +67,8 @@ Status ReadKerasH5Contents(const std::string& path, const KerasH5ReadOptions& op
 // The child's reply, one of
 //   magic "GRTKH5\x01\n", u8 0, u32 code, str message, trailer
 //   magic "GRTKH5\x01\n", u8 1, str keras_version, backend, model_config, training_config,
-//     u8 has_optimizer_weights, u64 layer count, per layer { str name, u64 weight count, per
-//     weight { str name, u32 rank, i64 dims[rank], float32 values[product of dims] } }, trailer
+//     u8 has_optimizer_weights, u8 layout, u64 layer count, per layer { str name, u64 weight count,
+//     per weight { str name, u32 rank, i64 dims[rank], float32 values[product of dims] } }, trailer
 // where str is u64 length + bytes, integers are the machine's (parent and child are one
 // binary), and the trailer is "GRTKH5END".
 using ReplyWriter = std::function<bool(const void* data, size_t size)>;

@@ -277,6 +277,7 @@ bool WriteReply(const KerasH5File& file, const std::vector<std::vector<int64_t>>
   bool ok = e.Magic() && e.Int<uint8_t>(1) && e.Str(file.keras_version) && e.Str(file.backend) &&
             e.Str(file.model_config) && e.Str(file.training_config) &&
             e.Int<uint8_t>(file.has_optimizer_weights ? 1 : 0) &&
+            e.Int<uint8_t>(static_cast<uint8_t>(file.layout)) &&
             e.Int<uint64_t>(file.layers.size());
   size_t next = 0;
   for (const KerasLayerWeights& layer : file.layers) {
@@ -328,6 +329,10 @@ StatusOr<KerasH5File> ReadReply(const std::string& path, const KerasH5ReadOption
   GRT_RETURN_IF_ERROR(d.Int(&has_optimizer_weights));
   if (has_optimizer_weights > 1) return d.Malformed("has_optimizer_weights");
   file.has_optimizer_weights = has_optimizer_weights == 1;
+  uint8_t layout = 0;
+  GRT_RETURN_IF_ERROR(d.Int(&layout));
+  if (layout > static_cast<uint8_t>(KerasWeightsLayout::kKeras3)) return d.Malformed("layout");
+  file.layout = static_cast<KerasWeightsLayout>(layout);
   uint64_t layers = 0;
   GRT_RETURN_IF_ERROR(d.Count("layers", &layers));
   int64_t weight_bytes = 0;

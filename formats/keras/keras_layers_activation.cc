@@ -31,6 +31,17 @@ StatusOr<std::string> Activate(Emitter& emit, const std::string& scope, const st
     y = emit.Binary("Minimum", p + "/min", y, emit.Float(p + "/one", 1.0f));
     return emit.Binary("Maximum", p, y, emit.Float(p + "/zero", 0.0f));
   }
+  if (name == "keras3_hard_sigmoid" || name == "hard_silu" || name == "hard_swish") {
+    // Keras 3 (keras3_config.cc renames its hard_sigmoid): relu6(x + 3) / 6; hard_silu is x
+    // times that.
+    std::string y = emit.Binary("AddV2", p + "/add", x, emit.Float(p + "/three", 3.0f));
+    y = emit.Unary("Relu6", p + "/relu6", y);
+    if (name == "keras3_hard_sigmoid") {
+      return emit.Binary("RealDiv", p, y, emit.Float(p + "/six", 6.0f));
+    }
+    y = emit.Binary("RealDiv", p + "/hard_sigmoid", y, emit.Float(p + "/six", 6.0f));
+    return emit.Binary("Mul", p, x, y);
+  }
   if (name == "swish" || name == "silu") {
     return emit.Binary("Mul", p, x, emit.Unary("Sigmoid", p + "/sigmoid", x));
   }
@@ -42,6 +53,28 @@ StatusOr<std::string> Activate(Emitter& emit, const std::string& scope, const st
     y = emit.Binary("AddV2", p + "/add", emit.Float(p + "/one", 1.0f), y);
     y = emit.Binary("Mul", p + "/mul", x, y);
     return emit.Binary("Mul", p, emit.Float(p + "/half", 0.5f), y);
+  }
+  if (name.rfind(kActivationLayerPrefix, 0) == 0) {
+    // The activation layer's own builder on `x`, whose shape is not known here.
+    Json spec = Json::parse(name.substr(sizeof(kActivationLayerPrefix) - 1));
+    LayerCall c;
+    c.class_name = spec["class_name"].get<std::string>();
+    c.config = &spec["config"];
+    c.name = layer;
+    c.scope = scope + "/activation";
+    c.inputs = {Value{x, Shape{}}};
+    c.emit = &emit;
+    if (c.class_name == "Softmax") {
+      Json axis = c.config->value("axis", Json(-1));
+      if (axis.is_array() && axis.size() == 1) axis = axis[0];
+      if (axis != Json(-1)) {
+        return Unimplemented("layer '", layer, "': activation Softmax(axis=", axis.dump(), ")");
+      }
+      return Softmax(emit, c.scope, x, -1, -1);
+    }
+    std::vector<Value> out;
+    GRT_RETURN_IF_ERROR(LayerBuilders().at(c.class_name)(c, &out));
+    return out.at(0).tensor;
   }
   if (name == "mish") {
     std::string y = emit.Unary("Tanh", p + "/tanh", emit.Unary("Softplus", p + "/softplus", x));
@@ -186,10 +219,26 @@ Status SoftmaxLayer(LayerCall& c, std::vector<Value>* out) {
   Emitter& emit = *c.emit;
   const Value& x = c.inputs[0];
   Json axis = c.config->value("axis", Json(-1));
-  if (axis.is_array()) {
-    if (axis.size() != 1) return Unimplemented("Softmax over several axes");
-    axis = axis[0];
+  if (axis.is_array() && axis.size() != 1) {
+    // Keras: exp(x - logsumexp(x, axes)), logsumexp shifted by the maximum as TensorFlow's.
+    std::vector<int32_t> axes;
+    for (const Json& a : axis) {
+      GRT_ASSIGN_OR_RETURN(int i, NormAxis(JsonInt(a), x.rank()));
+      axes.push_back(i);
+    }
+    if (axes.empty()) return InvalidArgument("Softmax over no axes");
+    const std::string p = c.scope + "/ReduceLogSumExp";
+    std::string max = emit.Reduce("Max", p + "/Max", x.tensor, axes, true);
+    std::string e = emit.Unary("Exp", p + "/Exp", emit.Binary("Sub", p + "/sub", x.tensor, max));
+    std::string lse = emit.Binary(
+        "AddV2", p + "/add",
+        emit.Unary("Log", p + "/Log", emit.Reduce("Sum", p + "/Sum", e, axes, true)), max);
+    out->push_back(Value{
+        emit.Unary("Exp", c.scope + "/Exp", emit.Binary("Sub", c.scope + "/sub", x.tensor, lse)),
+        x.shape});
+    return Status::OK();
   }
+  if (axis.is_array()) axis = axis[0];
   GRT_ASSIGN_OR_RETURN(int axis_index, NormAxis(JsonInt(axis), x.rank()));
   out->push_back(
       Value{Softmax(emit, c.scope + "/Softmax", x.tensor, axis_index, x.rank()), x.shape});

@@ -115,7 +115,7 @@ Status Embedding(LayerCall& c, std::vector<Value>* out) {
 Status MaskingLayer(LayerCall& c, std::vector<Value>* out) {
   Emitter& emit = *c.emit;
   const Value& x = c.inputs[0];
-  if (x.rank() != 3) return Unimplemented("Masking of an input of rank ", x.rank());
+  if (x.rank() < 2) return InvalidArgument("Masking of an input of rank ", x.rank());
   float value = Get<float>(*c.config, "mask_value", 0.0f);
   NodeDef* ne = emit.Add("NotEqual", c.scope + "/NotEqual",
                          {x.tensor, emit.Float(c.scope + "/mask_value", value)});
@@ -130,7 +130,10 @@ Status MaskingLayer(LayerCall& c, std::vector<Value>* out) {
   SetNodeAttr(cast, "DstT", kFloat);
   SetNodeAttr(cast, "Truncate", false);
   Value y{emit.Binary("Mul", c.scope + "/mul", x.tensor, cast->name()), x.shape};
-  y.mask = emit.Squeeze(c.scope + "/mask", any->name(), {2}, ::tensorflow::DT_BOOL);
+  // The layers that take masks read [batch, time] ones; other ranks' masks are left unset.
+  if (x.rank() == 3) {
+    y.mask = emit.Squeeze(c.scope + "/mask", any->name(), {2}, ::tensorflow::DT_BOOL);
+  }
   out->push_back(y);
   return Status::OK();
 }

@@ -1,6 +1,7 @@
 // Merging layers: Add, Subtract, Multiply, Average, Maximum, Minimum, Concatenate, Dot.
 #include "formats/keras/keras_builder_internal.h"
 
+#include <algorithm>
 #include <map>
 
 #include "runtime/core/attr_util.h"
@@ -35,11 +36,21 @@ Status Merge(LayerCall& c, std::vector<Value>* out) {
   static const std::map<std::string, std::string> kOps = {
       {"Add", "AddV2"},     {"Subtract", "Sub"},    {"Multiply", "Mul"},
       {"Average", "AddV2"}, {"Maximum", "Maximum"}, {"Minimum", "Minimum"}};
-  std::string y = c.inputs[0].tensor;
-  Shape shape = c.inputs[0].shape;
-  for (size_t i = 1; i < c.inputs.size(); ++i) {
-    y = emit.Binary(kOps.at(cls), c.scope + "/" + kOps.at(cls), y, c.inputs[i].tensor);
-    shape = BroadcastShape(shape, c.inputs[i].shape);
+  // Keras's _Merge.call: inputs of lower rank gain axes of size 1 after the batch axis.
+  int max_rank = 0;
+  for (const Value& v : c.inputs) max_rank = std::max(max_rank, v.rank());
+  std::vector<Value> xs = c.inputs;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    while (xs[i].rank() < max_rank && xs[i].rank() > 0) {
+      xs[i].tensor = emit.ExpandDims(c.scope + StrCat("/ExpandDims_", i), xs[i].tensor, 1);
+      xs[i].shape.insert(xs[i].shape.begin() + 1, 1);
+    }
+  }
+  std::string y = xs[0].tensor;
+  Shape shape = xs[0].shape;
+  for (size_t i = 1; i < xs.size(); ++i) {
+    y = emit.Binary(kOps.at(cls), c.scope + "/" + kOps.at(cls), y, xs[i].tensor);
+    shape = BroadcastShape(shape, xs[i].shape);
   }
   if (cls == "Average") {
     y = emit.Binary("RealDiv", c.scope + "/truediv", y,
@@ -139,7 +150,18 @@ Status DotLayer(LayerCall& c, std::vector<Value>* out) {
     out->push_back(Value{y, {a.shape[0], 1}});
     return Status::OK();
   }
-  if (a.rank() != 3 || b.rank() != 3) {
+  // Keras's batch_dot: a rank-2 input gains an axis of size 1 (a as [B, 1, K], b as [B, K, 1])
+  // that is squeezed from the result.
+  int squeeze = -1;
+  if (a.rank() == 2 && b.rank() == 3) {
+    a = Value{emit.ExpandDims(c.scope + "/ExpandDims", a.tensor, 1), {a.shape[0], 1, a.shape[1]}};
+    ax = 2;
+    squeeze = 1;
+  } else if (a.rank() == 3 && b.rank() == 2) {
+    b = Value{emit.ExpandDims(c.scope + "/ExpandDims", b.tensor, 2), {b.shape[0], b.shape[1], 1}};
+    bx = 1;
+    squeeze = 2;
+  } else if (a.rank() != 3 || b.rank() != 3) {
     return Unimplemented("Dot of inputs of rank ", a.rank(), " and ", b.rank());
   }
   // [B, M, K] x [B, K, N]: move a's contracted axis last and b's to the middle.
@@ -148,6 +170,11 @@ Status DotLayer(LayerCall& c, std::vector<Value>* out) {
   SetNodeAttr(n, "adj_x", ax == 1);
   SetNodeAttr(n, "adj_y", bx == 2);
   int64_t m = a.shape[ax == 1 ? 2 : 1], k = b.shape[bx == 2 ? 1 : 2];
+  if (squeeze > 0) {
+    Shape shape = {a.shape[0], squeeze == 1 ? k : m};
+    out->push_back(Value{emit.Squeeze(c.scope + "/Squeeze", n->name(), {squeeze}), shape});
+    return Status::OK();
+  }
   out->push_back(Value{n->name(), {a.shape[0], m, k}});
   return Status::OK();
 }

@@ -10,46 +10,46 @@ namespace graphrt {
 namespace keras {
 namespace internal {
 
-namespace {
-
-// A per-channel vector broadcast along `axis` of a rank-`rank` input.
-Tensor Broadcastable(const Tensor& v, int axis, int rank) {
-  Shape s(rank, 1);
-  s[axis] = v.NumElements();
-  return v.Reshaped(TensorShape(s));
-}
-
-}  // namespace
-
 Status BatchNorm(LayerCall& c, std::vector<Value>* out) {
-  Emitter& emit = *c.emit;
   const Json& cfg = *c.config;
   const Value& x = c.inputs[0];
+  int rank = x.rank();
   Json axis_json = cfg.value("axis", Json(-1));
-  if (axis_json.is_array()) {
-    if (axis_json.size() != 1) return Unimplemented("BatchNormalization over several axes");
-    axis_json = axis_json[0];
+  if (!axis_json.is_array()) axis_json = Json::array({axis_json});
+  if (axis_json.empty()) return InvalidArgument("BatchNormalization over no axes");
+  // One axis: weights [C]; several: weights of the input's rank, 1 on the other axes.
+  Shape bshape(rank, 1);
+  int64_t channels = -1;
+  for (const Json& a : axis_json) {
+    GRT_ASSIGN_OR_RETURN(int axis, NormAxis(JsonInt(a), rank));
+    if (axis == 0) return InvalidArgument("BatchNormalization over the batch axis");
+    bshape[axis] = channels = x.shape[axis];
   }
-  GRT_ASSIGN_OR_RETURN(int axis, NormAxis(JsonInt(axis_json), x.rank()));
-  int64_t ch = x.shape[axis];
+  const Shape param_shape = axis_json.size() == 1 ? Shape{channels} : bshape;
   bool center = Get<bool>(cfg, "center", true);
   bool scale = Get<bool>(cfg, "scale", true);
   float eps = Get<float>(cfg, "epsilon", 1e-3f);
   Tensor gamma, beta;
   if (scale) {
-    GRT_ASSIGN_OR_RETURN(gamma, c.weights->Next("gamma", {ch}));
+    GRT_ASSIGN_OR_RETURN(gamma, c.weights->Next("gamma", param_shape));
   }
   if (center) {
-    GRT_ASSIGN_OR_RETURN(beta, c.weights->Next("beta", {ch}));
+    GRT_ASSIGN_OR_RETURN(beta, c.weights->Next("beta", param_shape));
   }
-  GRT_ASSIGN_OR_RETURN(Tensor mean, c.weights->Next("moving_mean", {ch}));
-  GRT_ASSIGN_OR_RETURN(Tensor var, c.weights->Next("moving_variance", {ch}));
+  GRT_ASSIGN_OR_RETURN(Tensor mean, c.weights->Next("moving_mean", param_shape));
+  GRT_ASSIGN_OR_RETURN(Tensor var, c.weights->Next("moving_variance", param_shape));
+  if (Get<bool>(cfg, "renorm", false)) {
+    // Batch renormalization's statistics only correct training batches.
+    for (const char* role : {"moving_stddev", "renorm_mean", "renorm_stddev"}) {
+      GRT_RETURN_IF_ERROR(c.weights->Next(role, param_shape).status());
+    }
+  }
+  Emitter& emit = *c.emit;
   // As tf.nn.batch_normalization: inv = rsqrt(var + eps) * gamma; x * inv + (beta - mean * inv).
   // The weights stay separate nodes so that an exported graph keeps them as variables.
-  int rank = x.rank();
   std::string p = c.scope + "/batchnorm";
   auto w = [&](const char* name, const Tensor& t) {
-    return emit.Weight(c.scope + "/" + name, Broadcastable(t, axis, rank));
+    return emit.Weight(c.scope + "/" + name, t.Reshaped(TensorShape(bshape)));
   };
   std::string inv = emit.Unary(
       "Rsqrt", p + "/Rsqrt",

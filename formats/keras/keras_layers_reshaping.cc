@@ -1,9 +1,12 @@
-// Reshaping layers: Flatten, Reshape, Permute, RepeatVector, ZeroPadding, Cropping, UpSampling.
+// Reshaping layers: Flatten, Reshape, Permute, RepeatVector, ZeroPadding, Cropping, UpSampling
+// (1-D to 3-D; channels_first ones between transposes, see ChannelsLastCall).
 #include "formats/keras/keras_builder_internal.h"
 
 #include <algorithm>
+#include <map>
 
 #include "runtime/core/attr_util.h"
+#include "runtime/core/str_util.h"
 
 namespace graphrt {
 namespace keras {
@@ -13,7 +16,10 @@ using ::tensorflow::NodeDef;
 
 Status Flatten(LayerCall& c, std::vector<Value>* out) {
   Emitter& emit = *c.emit;
-  const Value& x = c.inputs[0];
+  // Keras flattens channels_first inputs in channels_last order.
+  const Value x = ChannelsFirst(c) && c.inputs[0].rank() > 2
+                      ? ToChannelsLast(emit, c.scope + "/to_channels_last", c.inputs[0])
+                      : c.inputs[0];
   int64_t prod = 1;
   for (int i = 1; i < x.rank(); ++i) prod = (prod < 0 || x.shape[i] < 0) ? -1 : prod * x.shape[i];
   std::string shape;
@@ -45,19 +51,32 @@ Status ReshapeLayer(LayerCall& c, std::vector<Value>* out) {
     dims.push_back(static_cast<int32_t>(d));
     shape.push_back(d >= 0 ? d : (total >= 0 && known > 0 ? total / known : -1));
   }
-  // With the batch as -1 a second -1 is not allowed: fill it from the known total.
+  // With the batch as -1 a second -1 is not allowed: fill it from the known total, or (an input
+  // of unknown size) take the batch from the input's shape.
+  bool dynamic = false;
   if (std::count(target.begin(), target.end(), -1) > 0) {
     for (size_t i = 1; i < dims.size(); ++i) {
       if (dims[i] < 0) {
         if (shape[i] < 0) {
-          return Unimplemented("Reshape with an unknown dimension on an input of unknown size");
+          dynamic = true;
+        } else {
+          dims[i] = static_cast<int32_t>(shape[i]);
         }
-        dims[i] = static_cast<int32_t>(shape[i]);
       }
     }
   }
-  std::string y =
-      emit.Reshape(c.scope + "/Reshape", x.tensor, emit.Ints(c.scope + "/shape", dims), x.dtype);
+  std::string target_shape;
+  if (dynamic) {
+    std::vector<std::string> parts = {
+        emit.Element(c.scope + "/batch", emit.ShapeOf(c.scope + "/Shape", x.tensor, x.dtype), 0)};
+    for (size_t i = 1; i < dims.size(); ++i) {
+      parts.push_back(emit.Int(c.scope + StrCat("/dim", i), dims[i]));
+    }
+    target_shape = emit.Pack(c.scope + "/shape", parts, kInt32);
+  } else {
+    target_shape = emit.Ints(c.scope + "/shape", dims);
+  }
+  std::string y = emit.Reshape(c.scope + "/Reshape", x.tensor, target_shape, x.dtype);
   out->push_back(Value{y, shape, x.dtype});
   return Status::OK();
 }
@@ -94,10 +113,17 @@ Status RepeatVector(LayerCall& c, std::vector<Value>* out) {
   return Status::OK();
 }
 
-Status ZeroPadding(LayerCall& c, std::vector<Value>* out) {
+namespace {
+
+int SpatialDims(const std::string& cls) {
+  if (cls.find("1D") != std::string::npos) return 1;
+  return cls.find("3D") != std::string::npos ? 3 : 2;
+}
+
+Status ZeroPaddingChannelsLast(LayerCall& c, std::vector<Value>* out) {
   Emitter& emit = *c.emit;
   const Value& x = c.inputs[0];
-  int n = c.class_name.find("1D") != std::string::npos ? 1 : 2;
+  int n = SpatialDims(c.class_name);
   GRT_ASSIGN_OR_RETURN(const Json* padding, Member(*c.config, "padding", c.name));
   auto pairs = PairsFromConfig(*padding, n, "padding");
   Tensor paddings(kInt32, TensorShape({x.rank(), 2}));
@@ -117,10 +143,10 @@ Status ZeroPadding(LayerCall& c, std::vector<Value>* out) {
   return Status::OK();
 }
 
-Status Cropping(LayerCall& c, std::vector<Value>* out) {
+Status CroppingChannelsLast(LayerCall& c, std::vector<Value>* out) {
   Emitter& emit = *c.emit;
   const Value& x = c.inputs[0];
-  int n = c.class_name.find("1D") != std::string::npos ? 1 : 2;
+  int n = SpatialDims(c.class_name);
   GRT_ASSIGN_OR_RETURN(const Json* cropping, Member(*c.config, "cropping", c.name));
   auto pairs = PairsFromConfig(*cropping, n, "cropping");
   std::vector<int32_t> begin(x.rank(), 0), end(x.rank(), 0), strides(x.rank(), 1);
@@ -150,44 +176,86 @@ Status Cropping(LayerCall& c, std::vector<Value>* out) {
   return Status::OK();
 }
 
-Status UpSampling(LayerCall& c, std::vector<Value>* out) {
+// `x` with each element of `axis` repeated `times` times, as Keras's repeat_elements.
+// REQUIRES: every dimension of `x` but the batch known.
+Value RepeatAxis(Emitter& emit, const std::string& name, const Value& x, int axis, int32_t times) {
+  std::vector<int32_t> multiples(x.rank() + 1, 1);
+  multiples[axis + 1] = times;
+  std::string y = emit.ExpandDims(name + "/ExpandDims", x.tensor, axis + 1);
+  NodeDef* tile = emit.Add("Tile", name + "/Tile", {y, emit.Ints(name + "/multiples", multiples)});
+  SetNodeAttr(tile, "T", kFloat);
+  SetNodeAttr(tile, "Tmultiples", kInt32);
+  Shape shape = x.shape;
+  shape[axis] *= times;
+  std::vector<int32_t> dims(shape.begin(), shape.end());
+  dims[0] = -1;
+  return Value{emit.Reshape(name + "/Reshape", tile->name(), emit.Ints(name + "/shape", dims)),
+               shape};
+}
+
+Status UpSamplingChannelsLast(LayerCall& c, std::vector<Value>* out) {
   Emitter& emit = *c.emit;
   const Value& x = c.inputs[0];
-  if (c.class_name == "UpSampling1D") {
-    // Each step repeated `size` times: [B, T, C] -> [B, T, 1, C] -> tile -> [B, T*size, C].
-    int32_t size = Get<int32_t>(*c.config, "size", 2);
-    if (x.shape[1] < 0 || x.shape[2] < 0) return Unimplemented("UpSampling1D of unknown length");
-    std::string y = emit.ExpandDims(c.scope + "/ExpandDims", x.tensor, 2);
-    NodeDef* tile = emit.Add("Tile", c.scope + "/Tile",
-                             {y, emit.Ints(c.scope + "/multiples", {1, 1, size, 1})});
-    SetNodeAttr(tile, "T", kFloat);
-    SetNodeAttr(tile, "Tmultiples", kInt32);
-    int32_t len = static_cast<int32_t>(x.shape[1] * size);
-    y = emit.Reshape(c.scope + "/Reshape", tile->name(),
-                     emit.Ints(c.scope + "/shape", {-1, len, static_cast<int32_t>(x.shape[2])}));
-    out->push_back(Value{y, {x.shape[0], len, x.shape[2]}});
+  const int n = SpatialDims(c.class_name);
+  if (x.rank() != n + 2) return InvalidArgument("input of rank ", x.rank(), ", expected ", n + 2);
+  if (std::any_of(x.shape.begin() + 1, x.shape.end(), [](int64_t d) { return d < 0; })) {
+    return Unimplemented(c.class_name, " of unknown size ", ShapeString(x.shape));
+  }
+  std::vector<int64_t> size = GetWindow(*c.config, "size", n, 2);
+  // Sizes are int32 in the graph, and a hostile size must not ask for absurd memory.
+  constexpr int64_t kMaxValues = int64_t{1} << 31;
+  int64_t values = std::max<int64_t>(x.shape.back(), 1);
+  for (int i = 0; i < n; ++i) {
+    if (x.shape[1 + i] > kMaxValues / size[i] / values) {
+      return InvalidArgument(c.class_name, " of ", ShapeString(x.shape), " by ", ShapeString(size),
+                             " is too large");
+    }
+    values *= std::max<int64_t>(x.shape[1 + i] * size[i], 1);
+  }
+  if (n != 2) {
+    // UpSampling1D and 3D repeat each step (voxel) along each axis.
+    Value y = x;
+    for (int i = 0; i < n; ++i) {
+      y = RepeatAxis(emit, StrCat(c.scope, "/repeat", i), y, 1 + i, static_cast<int32_t>(size[i]));
+    }
+    out->push_back(y);
     return Status::OK();
   }
-  std::vector<int64_t> size = GetWindow(*c.config, "size", 2, 2);
   std::string interpolation = Get<std::string>(*c.config, "interpolation", "nearest");
-  if (x.shape[1] < 0 || x.shape[2] < 0) return Unimplemented("UpSampling2D of unknown size");
   int32_t h = static_cast<int32_t>(x.shape[1] * size[0]);
   int32_t w = static_cast<int32_t>(x.shape[2] * size[1]);
-  std::string op;
-  if (interpolation == "nearest") {
-    op = "ResizeNearestNeighbor";
-  } else if (interpolation == "bilinear") {
-    op = "ResizeBilinear";
-  } else {
+  // tf.image.resize's ops for Keras's methods; gaussian, lanczos3/5 and mitchellcubic are
+  // ScaleAndTranslate, which graphrt does not have.
+  static const auto* kOps =
+      new std::map<std::string, std::string>{{"nearest", "ResizeNearestNeighbor"},
+                                             {"bilinear", "ResizeBilinear"},
+                                             {"bicubic", "ResizeBicubic"},
+                                             {"area", "ResizeArea"}};
+  auto op = kOps->find(interpolation);
+  if (op == kOps->end()) {
     return Unimplemented("UpSampling2D interpolation '", interpolation, "'");
   }
-  NodeDef* node =
-      emit.Add(op, c.scope + "/" + op, {x.tensor, emit.Ints(c.scope + "/size", {h, w})});
+  NodeDef* node = emit.Add(op->second, c.scope + "/" + op->second,
+                           {x.tensor, emit.Ints(c.scope + "/size", {h, w})});
   SetNodeAttr(node, "T", kFloat);
   SetNodeAttr(node, "align_corners", false);
-  SetNodeAttr(node, "half_pixel_centers", true);
+  if (interpolation != "area") SetNodeAttr(node, "half_pixel_centers", true);
   out->push_back(Value{node->name(), {x.shape[0], h, w, x.shape[3]}});
   return Status::OK();
+}
+
+}  // namespace
+
+Status ZeroPadding(LayerCall& c, std::vector<Value>* out) {
+  return ChannelsLastCall(c, &ZeroPaddingChannelsLast, out);
+}
+
+Status Cropping(LayerCall& c, std::vector<Value>* out) {
+  return ChannelsLastCall(c, &CroppingChannelsLast, out);
+}
+
+Status UpSampling(LayerCall& c, std::vector<Value>* out) {
+  return ChannelsLastCall(c, &UpSamplingChannelsLast, out);
 }
 
 }  // namespace internal

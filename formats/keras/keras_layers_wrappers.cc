@@ -1,6 +1,8 @@
 // Layers that call other layers: TimeDistributed, and a model used as a layer.
 #include "formats/keras/keras_builder_internal.h"
 
+#include <set>
+
 #include "runtime/core/str_util.h"
 
 namespace graphrt {
@@ -10,12 +12,30 @@ namespace internal {
 namespace {
 
 // The weights of a nested model's group, split per inner layer by the first component of their
-// names ("dense_3/kernel:0" belongs to dense_3).
-WeightMap SplitNestedWeights(const std::vector<const KerasWeight*>& weights) {
+// names that names one of `layers` ("dense_3/kernel:0" belongs to dense_3; a Keras 3 weight of a
+// model nested twice, "inner/dense_3/vars/0", to inner at the outer level and to dense_3 inside
+// it), or else by the first component.
+WeightMap SplitNestedWeights(const std::vector<const KerasWeight*>& weights, const Json& config) {
+  std::set<std::string> names;
+  const Json& layers = config.is_array() ? config : config.value("layers", Json::array());
+  if (layers.is_array()) {
+    for (const Json& l : layers) {
+      if (l.is_object() && l.contains("config") && l["config"].is_object()) {
+        names.insert(Get<std::string>(l["config"], "name", ""));
+      }
+    }
+  }
   WeightMap map;
   for (const KerasWeight* w : weights) {
-    size_t slash = w->name.find('/');
-    map[slash == std::string::npos ? w->name : w->name.substr(0, slash)].push_back(w);
+    std::vector<std::string> parts = StrSplit(w->name, '/');
+    std::string key = parts.empty() ? w->name : parts[0];
+    for (const std::string& part : parts) {
+      if (names.count(part) != 0) {
+        key = part;
+        break;
+      }
+    }
+    map[key].push_back(w);
   }
   return map;
 }
@@ -59,7 +79,7 @@ Status TimeDistributed(LayerCall& c, std::vector<Value>* out) {
 Status NestedModel(LayerCall& c, std::vector<Value>* out) {
   // The nested model's group holds the weights of all its layers; they go to the layers by the
   // first component of their names.
-  WeightMap weights = SplitNestedWeights(c.weights->TakeAll());
+  WeightMap weights = SplitNestedWeights(c.weights->TakeAll(), *c.config);
   Json model = {{"class_name", c.class_name}, {"config", *c.config}};
   return c.walker->BuildModel(model, c.scope + "/", &c.inputs, weights, out);
 }

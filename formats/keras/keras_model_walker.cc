@@ -51,6 +51,13 @@ const std::map<std::string, std::pair<int, int>>& InputRanks() {
       {"GlobalMaxPool2D", {4, 4}},
       {"GlobalAveragePooling2D", {4, 4}},
       {"GlobalAvgPool2D", {4, 4}},
+      {"ZeroPadding3D", {5, 5}},
+      {"Cropping3D", {5, 5}},
+      {"UpSampling3D", {5, 5}},
+      {"GlobalMaxPooling3D", {5, 5}},
+      {"GlobalMaxPool3D", {5, 5}},
+      {"GlobalAveragePooling3D", {5, 5}},
+      {"GlobalAvgPool3D", {5, 5}},
   };
   return *ranks;
 }
@@ -89,6 +96,75 @@ Status ParseInbound(const Json& entry, const std::string& layer, InboundRef* ref
   return Status::OK();
 }
 
+// Whether `e` is Keras's reference to a tensor: [layer, node, tensor] or [layer, node, tensor,
+// kwargs] (tf-keras's convert_inner_node_data reads any such list so).
+bool IsTensorRef(const Json& e) {
+  return e.is_array() && (e.size() == 3 || e.size() == 4) && e[0].is_string();
+}
+
+constexpr char kConstantValue[] = "_CONSTANT_VALUE";
+
+// Replaces each tensor reference in `j` (a call's keyword arguments) by {"__input__": i}, i
+// indexing `refs`.
+Status ReplaceTensorRefs(Json* j, const std::string& layer, std::vector<InboundRef>* refs) {
+  if (IsTensorRef(*j)) {
+    InboundRef r;
+    GRT_RETURN_IF_ERROR(ParseInbound(*j, layer, &r));
+    *j = Json{{kInputRef, refs->size()}};
+    refs->push_back(r);
+    return Status::OK();
+  }
+  if (j->is_array() || j->is_object()) {
+    for (Json& v : *j) GRT_RETURN_IF_ERROR(ReplaceTensorRefs(&v, layer, refs));
+  }
+  return Status::OK();
+}
+
+// The first argument of a TFOpLambda call as recorded (a tensor entry, a _CONSTANT_VALUE entry or
+// a nested list of them, each entry carrying the keyword arguments), with tensor entries replaced
+// by {"__input__": i}; `kwargs` gets the first entry's keyword arguments.
+Status ResolveFirstArg(const Json& data, const std::string& layer, Json* arg, Json* kwargs,
+                       std::vector<InboundRef>* refs) {
+  if (IsTensorRef(data)) {
+    if (data.size() == 4 && kwargs->is_null()) *kwargs = data[3];
+    if (data[0] == kConstantValue) {
+      *arg = data[2];
+      return Status::OK();
+    }
+    InboundRef r;
+    GRT_RETURN_IF_ERROR(ParseInbound(data, layer, &r));
+    *arg = Json{{kInputRef, refs->size()}};
+    refs->push_back(r);
+    return Status::OK();
+  }
+  if (!data.is_array()) {
+    return InvalidArgument("layer '", layer, "': malformed inbound node ", data.dump());
+  }
+  *arg = Json::array();
+  for (const Json& e : data) {
+    Json item;
+    GRT_RETURN_IF_ERROR(ResolveFirstArg(e, layer, &item, kwargs, refs));
+    arg->push_back(std::move(item));
+  }
+  return Status::OK();
+}
+
+// A TFOpLambda's call {"args": [first], "kwargs": {...}} and the tensors it refers to, in order.
+Status ResolveOpCall(const Json& node, const std::string& layer, Json* call,
+                     std::vector<InboundRef>* refs) {
+  Json first, kwargs;
+  GRT_RETURN_IF_ERROR(ResolveFirstArg(node, layer, &first, &kwargs, refs));
+  if (kwargs.is_null()) kwargs = Json::object();
+  if (!kwargs.is_object()) {
+    return InvalidArgument("layer '", layer, "': call arguments are not a JSON object");
+  }
+  GRT_RETURN_IF_ERROR(ReplaceTensorRefs(&kwargs, layer, refs));
+  *call = Json{{"args", Json::array({std::move(first)})}, {"kwargs", std::move(kwargs)}};
+  return Status::OK();
+}
+
+bool IsOpLambda(const std::string& cls) { return cls == "TFOpLambda" || cls == "SlicingOpLambda"; }
+
 }  // namespace
 
 void ModelWalker::FindUnsupported(const Json& layer, std::vector<std::string>* bad) const {
@@ -98,6 +174,12 @@ void ModelWalker::FindUnsupported(const Json& layer, std::vector<std::string>* b
   if (name.empty()) name = Get<std::string>(layer, "name", "?");
   if (LayerBuilders().count(cls) == 0) {
     bad->push_back(StrCat(name, " (", cls, ")"));
+    return;
+  }
+  if (IsOpLambda(cls)) {
+    std::string function = config.is_object() ? Get<std::string>(config, "function", "") : "";
+    std::string why = OpLambdaUnsupported(function);
+    if (!why.empty()) bad->push_back(StrCat(name, " (", cls, " ", function, ": ", why, ")"));
     return;
   }
   if (cls == "Sequential" || cls == "Model" || cls == "Functional") {
@@ -321,15 +403,21 @@ Status ModelWalker::BuildModel(const Json& model, const std::string& scope,
     bool progress = false;
     for (auto it = pending.begin(); it != pending.end();) {
       const Json& node = (*it->layer)["inbound_nodes"][it->node];
-      // Keras 2: a list of [layer, node, tensor, kwargs] entries.
       std::vector<InboundRef> refs;
       const Json* kwargs = nullptr;
       bool ready = true;
-      for (const Json& e : node) {
-        InboundRef r;
-        GRT_RETURN_IF_ERROR(ParseInbound(e, it->name, &r));
-        if (e.size() > 3 && e[3].is_object() && !e[3].empty()) kwargs = &e[3];
-        refs.push_back(r);
+      Json op_call;
+      if (IsOpLambda(Get<std::string>(*it->layer, "class_name", ""))) {
+        GRT_RETURN_IF_ERROR(ResolveOpCall(node, it->name, &op_call, &refs));
+        kwargs = &op_call;
+      } else {
+        // Keras 2: a list of [layer, node, tensor, kwargs] entries.
+        for (const Json& e : node) {
+          InboundRef r;
+          GRT_RETURN_IF_ERROR(ParseInbound(e, it->name, &r));
+          if (e.size() > 3 && e[3].is_object() && !e[3].empty()) kwargs = &e[3];
+          refs.push_back(r);
+        }
       }
       std::vector<Value> inputs;
       for (const InboundRef& r : refs) {
@@ -483,12 +571,7 @@ Status ModelWalker::CallLayer(const Json& layer, const std::string& scope,
     return Unimplemented("layer '", c.name, "' of unsupported class ", c.class_name);
   }
   if (c.inputs.empty()) return InvalidArgument("layer '", c.name, "' is called with no inputs");
-  std::string format = Get<std::string>(*c.config, "data_format", "channels_last");
-  // ConvLSTM layers run channels_first between transposes (keras_rnn.cc).
-  if (format != "channels_last" && c.class_name.rfind("ConvLSTM", 0) != 0) {
-    return Unimplemented("layer '", c.name, "' (", c.class_name, "): data_format ", format,
-                         " (graphrt runs channels_last only)");
-  }
+  GRT_RETURN_IF_ERROR(CheckDataFormat(c));
   auto ranks = InputRanks().find(c.class_name);
   if (ranks != InputRanks().end()) {
     // Recurrent layers' further inputs are initial states, of rank 2.
@@ -520,6 +603,7 @@ Status ModelWalker::CallLayer(const Json& layer, const std::string& scope,
                                                   "ELU",
                                                   "ThresholdedReLU",
                                                   "BatchNormalization",
+                                                  "SyncBatchNormalization",
                                                   "LayerNormalization",
                                                   "UnitNormalization",
                                                   "TimeDistributed"};

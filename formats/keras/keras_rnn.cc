@@ -162,9 +162,11 @@ Status EmitRnn(Emitter& emit, const std::string& scope, const RnnSpec& spec, con
   static const std::set<std::string> kKnown = {
       "tanh",     "sigmoid", "hard_sigmoid", "relu", "linear",      "elu",   "selu", "softplus",
       "softsign", "swish",   "silu",         "gelu", "exponential", "relu6", "mish"};
+  // Keras 3's (keras3_config.cc renames its hard_sigmoid).
+  static const std::set<std::string> kKeras3 = {"keras3_hard_sigmoid", "hard_silu", "hard_swish"};
   for (const RnnCellSpec& cell : spec.cells) {
     for (const std::string& a : {cell.activation, cell.recurrent_activation}) {
-      if (!a.empty() && kKnown.count(a) == 0) {
+      if (!a.empty() && kKnown.count(a) == 0 && kKeras3.count(a) == 0) {
         return Unimplemented("layer '", layer, "': activation '", a, "' in a recurrent cell");
       }
     }

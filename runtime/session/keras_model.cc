@@ -1,11 +1,12 @@
 #include "runtime/session/keras_model.h"
 
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 #include "formats/file_util.h"
 #include "formats/graph_def.h"
+#include "formats/keras/keras_archive.h"
+#include "formats/keras/zip_archive.h"
 #include "formats/tensor_bundle/bundle_writer.h"
 #include "meta_graph.pb.h"
 #include "runtime/core/attr_util.h"
@@ -19,6 +20,10 @@ using ::tensorflow::NodeDef;
 
 StatusOr<keras::KerasH5File> ReadKerasFile(const std::string& path,
                                            const KerasModelOptions& options) {
+  // A .keras archive is told by its content (a zip), whatever its name.
+  if (keras::LooksLikeZip(path)) {
+    return keras::ReadKerasArchive(path, options.h5, options.read_hdf5_in_subprocess);
+  }
   return options.read_hdf5_in_subprocess ? keras::ReadKerasH5FileIsolated(path, options.h5)
                                          : keras::ReadKerasH5File(path, options.h5);
 }
@@ -27,17 +32,6 @@ StatusOr<keras::KerasGraph> BuildKerasModelGraph(const std::string& path,
                                                  const KerasModelOptions& options,
                                                  keras::KerasH5File* file_out) {
   return StatusFromExceptions("BuildKerasModelGraph", [&]() -> StatusOr<keras::KerasGraph> {
-    // A .keras file from Keras 3 (or tf-keras's v3 saving) is a zip archive, not HDF5. Only a
-    // regular file is opened here: a FIFO would block, and the reader names what else it is.
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(path, ec)) {
-      char magic[4] = {0, 0, 0, 0};
-      std::ifstream in(path, std::ios::binary);
-      if (in.read(magic, 4) && std::string(magic, 4) == std::string("PK\x03\x04", 4)) {
-        return Unimplemented("a zip-format .keras file (Keras 3 saving): ", path,
-                             "; save the model with model.save(\"model.h5\") for graphrt");
-      }
-    }
     GRT_ASSIGN_OR_RETURN(keras::KerasH5File file, ReadKerasFile(path, options));
     std::string config = file.model_config;
     if (!options.config_path.empty()) {
@@ -45,7 +39,11 @@ StatusOr<keras::KerasGraph> BuildKerasModelGraph(const std::string& path,
     }
     if (config.empty()) {
       return InvalidArgument("weights-only Keras file (no model_config): ", path,
-                             "; give the architecture with --keras-config FILE.json");
+                             "; give the architecture with --keras-config FILE.json",
+                             file.layout == keras::KerasWeightsLayout::kKeras3Raw
+                                 ? " (a Keras 3 .weights.h5: model.to_json() or the config.json "
+                                   "of its .keras archive)"
+                                 : "");
     }
     GRT_ASSIGN_OR_RETURN(keras::KerasGraph graph,
                          keras::BuildKerasGraph(config, file, options.graph));

@@ -15,7 +15,8 @@
 
 namespace graphrt {
 
-// Reads the file (keras::ReadKerasH5File or, with options.read_hdf5_in_subprocess,
+// Reads the file: a .keras zip archive (keras::ReadKerasArchive, told by its content) or an .h5
+// (keras::ReadKerasH5File or, with options.read_hdf5_in_subprocess,
 // keras::ReadKerasH5FileIsolated) as the options say.
 StatusOr<keras::KerasH5File> ReadKerasFile(const std::string& path,
                                            const KerasModelOptions& options);

@@ -11,7 +11,7 @@ OUT=${2:-$BUILD/fuzz-seeds}
 SHARED=../shared/testdata/real
 FIX=tests/fixtures
 rm -rf "$OUT"
-mkdir -p "$OUT"/{graphdef,saved_model,tensor_bundle,npy,keras,placement_log,example,example_json,migration_rules,wav}
+mkdir -p "$OUT"/{graphdef,saved_model,tensor_bundle,npy,keras,placement_log,example,example_json,migration_rules,wav,zip}
 
 # Small files only: big seeds make every execution slow and add little.
 # small DIR... -- FIND_TESTS...
@@ -34,6 +34,10 @@ done
 n=0
 for f in $FIX/audio/model/clip.wav $(small $FIX/audio/errors -- -name '*.pb' | head -8); do
   n=$((n + 1)); cp "$f" "$OUT/wav/$n-$(basename "$f")"  # (the .pb seeds hold WAV bytes inside)
+done
+n=0
+for f in $(small $FIX/keras3 -- -name '*.keras' | head -12); do
+  n=$((n + 1)); cp "$f" "$OUT/zip/$n-$(basename "$f")"
 done
 cp $FIX/placement/*.log "$OUT/placement_log/"
 
