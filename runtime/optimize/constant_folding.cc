@@ -206,7 +206,16 @@ void InferShape(const OptimizerContext& ctx, Node* node, ShapeMap* shapes) {
 Status FoldConstants(const OptimizerOptions& options, OptimizerContext* ctx,
                      std::vector<RewriteRecord>* records) {
   ShapeMap shapes(static_cast<size_t>(ctx->graph->num_node_ids()));
+  // Nodes inside a while loop's frame (after an Enter, before its Exit): a Const made for one of
+  // them would sit in the root frame, which the loop cannot read without an Enter.
+  std::vector<bool> in_loop(static_cast<size_t>(ctx->graph->num_node_ids()), false);
   for (Node* node : TopologicalOrder(*ctx->graph)) {
+    for (const Edge* e : node->in_edges()) {
+      if (e->src->id() < static_cast<int>(in_loop.size()) && !e->src->IsExit() &&
+          (e->src->IsEnter() || in_loop[e->src->id()])) {
+        in_loop[node->id()] = true;
+      }
+    }
     if (node->op_def() == nullptr || node->op() == "Const") {
       if (node->op() == "Const") InferShape(*ctx, node, &shapes);
       continue;
@@ -217,7 +226,7 @@ Status FoldConstants(const OptimizerOptions& options, OptimizerContext* ctx,
     for (DataType t : node->output_types()) foldable = foldable && IsFoldableType(t);
     if (foldable) {
       std::vector<Tensor> values;
-      Tensor shape_value = StaticShapeValue(node, shapes);
+      Tensor shape_value = in_loop[node->id()] ? Tensor() : StaticShapeValue(node, shapes);
       if (shape_value.IsInitialized()) {
         values.push_back(shape_value);
       } else {
