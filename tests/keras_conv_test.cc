@@ -28,7 +28,7 @@ std::string ConvDir() { return testing::SourceDir() + "/tests/fixtures/keras_con
 // small network); 5 error fixtures.
 constexpr int kConvCases = 87;
 constexpr int kChannelsFirstCases = 34;
-constexpr size_t kErrorCases = 5;
+constexpr int kErrorCases = 5;
 
 TEST(KerasConv, EveryModelMatchesKeras) { testing::ExpectKerasCasesMatch(ConvDir(), kConvCases); }
 
@@ -48,20 +48,7 @@ TEST(KerasConv, ChannelsFirstCasesSayHowKerasOutputsWereMade) {
 }
 
 TEST(KerasConvErrors, FixturesNameTheLayer) {
-  Json manifest = testing::KerasManifest(ConvDir());
-  ASSERT_EQ(manifest["errors"].size(), kErrorCases);
-  for (const auto& [name, e] : manifest["errors"].items()) {
-    KerasModelOptions options;
-    if (e.contains("config"))
-      options.config_path = ConvDir() + "/" + e["config"].get<std::string>();
-    StatusOr<KerasModel> m =
-        LoadKerasModel(ConvDir() + "/" + e["model"].get<std::string>(), options);
-    ASSERT_FALSE(m.ok()) << name;
-    for (const Json& s : e["must_name"]) {
-      EXPECT_NE(m.status().message().find(s.get<std::string>()), std::string::npos)
-          << name << ": " << m.status();
-    }
-  }
+  testing::ExpectKerasErrorsNamed(ConvDir(), kErrorCases);
 }
 
 // A fixture's own model_config with one key of its first layer (after the input) replaced: the

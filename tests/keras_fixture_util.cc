@@ -155,5 +155,24 @@ void ExpectKerasConversionsMatch(const std::string& dir, int expected) {
   EXPECT_EQ(converted, expected);
 }
 
+void ExpectKerasErrorsNamed(const std::string& dir, int expected) {
+  Json manifest = KerasManifest(dir);
+  ASSERT_TRUE(manifest.is_object() && manifest.contains("errors")) << dir << ": no errors";
+  int refused = 0;
+  for (const auto& [name, e] : manifest["errors"].items()) {
+    StatusOr<KerasModel> m = LoadKerasModel(KerasModelPath(dir, e["model"]), CaseOptions(dir, e));
+    ++refused;
+    if (m.ok()) {
+      ADD_FAILURE() << dir << " " << name << " was not refused";
+      continue;
+    }
+    for (const Json& word : e["must_name"]) {
+      EXPECT_NE(m.status().message().find(word.get<std::string>()), std::string::npos)
+          << name << ": " << m.status();
+    }
+  }
+  EXPECT_EQ(refused, expected) << dir;
+}
+
 }  // namespace testing
 }  // namespace graphrt

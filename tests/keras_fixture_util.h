@@ -30,6 +30,10 @@ void ExpectKerasCasesMatch(const std::string& dir, int expected, const std::stri
 // Keras's outputs through its serving signature. Exactly `expected` cases each way.
 void ExpectKerasConversionsMatch(const std::string& dir, int expected);
 
+// Every model of manifest["errors"] ({"model", optional "config", "must_name": [...]}) is refused
+// with a message naming each string of its must_name; exactly `expected` of them.
+void ExpectKerasErrorsNamed(const std::string& dir, int expected);
+
 }  // namespace testing
 }  // namespace graphrt
 

@@ -38,22 +38,7 @@ TEST(KerasPreproc, SavedModelRunsInGraphrtAndWasRunByTensorFlow) {
 }
 
 TEST(KerasPreproc, BadConfigsNameTheLayer) {
-  Json manifest = testing::KerasManifest(PreprocDir());
-  ASSERT_TRUE(manifest.is_object());
-  int refused = 0;
-  for (const auto& [key, e] : manifest["errors"].items()) {
-    KerasModelOptions options;
-    options.config_path = PreprocDir() + "/" + e["config"].get<std::string>();
-    StatusOr<KerasModel> m =
-        LoadKerasModel(PreprocDir() + "/" + e["model"].get<std::string>(), options);
-    ASSERT_FALSE(m.ok()) << key;
-    for (const Json& word : e["must_name"]) {
-      EXPECT_NE(m.status().message().find(word.get<std::string>()), std::string::npos)
-          << key << ": " << m.status().message();
-    }
-    ++refused;
-  }
-  EXPECT_EQ(refused, kErrorCases);
+  testing::ExpectKerasErrorsNamed(PreprocDir(), kErrorCases);
 }
 
 // A functional model of `layers` (each {"class_name", "config"}) applied one after another to

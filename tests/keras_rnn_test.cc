@@ -62,18 +62,7 @@ TEST(KerasRnn, CuDNNFilesHoldTheCuDNNLayout) {
   EXPECT_EQ(cross_checked, 8);
 }
 
-TEST(KerasRnnErrors, FixturesNameTheLayer) {
-  Json manifest = testing::KerasManifest(RnnDir());
-  ASSERT_EQ(manifest["errors"].size(), 2u);
-  for (const auto& [name, e] : manifest["errors"].items()) {
-    StatusOr<KerasModel> m = LoadKerasModel(RnnDir() + "/" + e["model"].get<std::string>());
-    ASSERT_FALSE(m.ok()) << name;
-    for (const Json& s : e["must_name"]) {
-      EXPECT_NE(m.status().message().find(s.get<std::string>()), std::string::npos)
-          << name << ": " << m.status();
-    }
-  }
-}
+TEST(KerasRnnErrors, FixturesNameTheLayer) { testing::ExpectKerasErrorsNamed(RnnDir(), 2); }
 
 TEST(KerasRnnErrors, HostileConfigsNameTheLayer) {
   auto model = [](const std::string& input_shape, const std::string& cls,

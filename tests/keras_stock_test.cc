@@ -34,20 +34,7 @@ TEST(KerasStock, ConvertedSavedModelsMatchKeras) {
   testing::ExpectKerasConversionsMatch(Dir(), kCases);
 }
 
-TEST(KerasStock, ErrorsNameTheLayer) {
-  const Json manifest = testing::KerasManifest(Dir());
-  ASSERT_TRUE(manifest.contains("errors"));
-  ASSERT_EQ(manifest["errors"].size(), static_cast<size_t>(kErrorCases));
-  for (const auto& [name, e] : manifest["errors"].items()) {
-    StatusOr<KerasModel> m = LoadKerasModel(Dir() + "/" + e["model"].get<std::string>());
-    ASSERT_FALSE(m.ok()) << name;
-    const std::string& msg = m.status().message();
-    EXPECT_NE(msg.find("layer '"), std::string::npos) << name << ": " << msg;
-    for (const Json& word : e["must_name"]) {
-      EXPECT_NE(msg.find(word.get<std::string>()), std::string::npos) << name << ": " << msg;
-    }
-  }
-}
+TEST(KerasStock, ErrorsNameTheLayer) { testing::ExpectKerasErrorsNamed(Dir(), kErrorCases); }
 
 TEST(KerasStock, MalformedConfigsNameTheLayer) {
   // Architectures given with --keras-config to a file whose layers hold no weights.
