@@ -86,8 +86,9 @@ int RunCommand(int argc, char** argv) {
   desc.add_options()("help,h", "describe this command")(
       "model", po::value<std::string>(),
       "a frozen GraphDef (.pb, .pbtxt), a SavedModel folder, a MetaGraphDef (.meta) or a Keras "
-      ".h5 or .keras")("tag", po::value<std::vector<std::string>>()->composing(),
-             "SavedModel tag (repeatable or comma-separated; the set must match; default serve)")(
+      ".h5 or .keras")(
+      "tag", po::value<std::vector<std::string>>()->composing(),
+      "SavedModel tag (repeatable or comma-separated; the set must match; default serve)")(
       "signature", po::value<std::string>(), "SavedModel signature (default serving_default)")(
       "checkpoint", po::value<std::string>(), "checkpoint PREFIX to restore a .meta graph from")(
       "keras-config", po::value<std::string>(),

@@ -701,25 +701,9 @@ class FusedConvOp : public Conv {
   Status Compute(OpKernelContext* ctx) override {
     GRT_RETURN_IF_ERROR(Conv::Compute(ctx));
     Tensor& out = ctx->outputs()[kOutput].tensor;
-    const Tensor& bias = ctx->input(2);
     const int64_t channels = out.dims() == 4 ? out.dim_size(3) : 0;
-    if (bias.dims() != 1 || bias.dim_size(0) != channels) {
-      return InvalidArgument("bias must be a vector of the output's ", channels, " channels, got ",
-                             bias.shape().DebugString());
-    }
-    const float* addend = nullptr;
-    if (epilogue_.residual()) {
-      const Tensor& other = ctx->input(3);
-      if (other.shape() != out.shape()) {
-        return InvalidArgument("the residual addend has shape ", other.shape().DebugString(),
-                               ", the output ", out.shape().DebugString());
-      }
-      addend = other.data<float>();
-    }
-    if (out.NumElements() == 0) return Status::OK();
-    epilogue_.Apply<float>(ctx, bias.data<float>(), addend, out.NumElements() / channels, channels,
-                           out.data<float>());
-    return Status::OK();
+    return epilogue_.Run(ctx, channels == 0 ? 0 : out.NumElements() / channels, channels,
+                         "channels", &out);
   }
 
  private:

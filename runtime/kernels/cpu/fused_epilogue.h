@@ -77,6 +77,30 @@ class FusedEpilogue {
   // Whether fused_ops has the residual Add (args[1], of the output's shape).
   bool residual() const { return residual_; }
 
+  // Checks args[0] (the bias, `channels` long: `what` names them in the error) and args[1] (the
+  // residual, when there is one) against `out`, the product seen as [rows, channels] (inputs 2
+  // and 3 of the kernel), then applies the epilogue to `out` in place.
+  Status Run(OpKernelContext* ctx, int64_t rows, int64_t channels, const char* what,
+             Tensor* out) const {
+    const Tensor& bias = ctx->input(2);
+    if (bias.dims() != 1 || bias.dim_size(0) != channels) {
+      return InvalidArgument("bias must be a vector of the output's ", channels, " ", what,
+                             ", got ", bias.shape().DebugString());
+    }
+    const float* addend = nullptr;
+    if (residual_) {
+      const Tensor& other = ctx->input(3);
+      if (other.shape() != out->shape()) {
+        return InvalidArgument("the residual addend has shape ", other.shape().DebugString(),
+                               ", the output ", out->shape().DebugString());
+      }
+      addend = other.data<float>();
+    }
+    if (out->NumElements() == 0) return Status::OK();
+    Apply<float>(ctx, bias.data<float>(), addend, rows, channels, out->data<float>());
+    return Status::OK();
+  }
+
   // out[r, c] = activation(out[r, c] + bias[c] (+ addend[r, c])). REQUIRES: bias has `channels`
   // elements; addend, when residual(), has rows * channels.
   template <typename T>

@@ -234,25 +234,7 @@ class FusedMatMulOp : public MatMulOp<float, float, float> {
   Status Compute(OpKernelContext* ctx) override {
     GRT_RETURN_IF_ERROR(MatMulOp::Compute(ctx));
     Tensor& out = ctx->outputs()[kOutput].tensor;
-    const Tensor& bias = ctx->input(2);
-    const int64_t channels = out.dim_size(1);
-    if (bias.dims() != 1 || bias.dim_size(0) != channels) {
-      return InvalidArgument("bias must be a vector of the product's ", channels, " columns, got ",
-                             bias.shape().DebugString());
-    }
-    const float* addend = nullptr;
-    if (epilogue_.residual()) {
-      const Tensor& other = ctx->input(3);
-      if (other.shape() != out.shape()) {
-        return InvalidArgument("the residual addend has shape ", other.shape().DebugString(),
-                               ", the output ", out.shape().DebugString());
-      }
-      addend = other.data<float>();
-    }
-    if (out.NumElements() == 0) return Status::OK();
-    epilogue_.Apply<float>(ctx, bias.data<float>(), addend, out.dim_size(0), channels,
-                           out.data<float>());
-    return Status::OK();
+    return epilogue_.Run(ctx, out.dim_size(0), out.dim_size(1), "columns", &out);
   }
 
  private:
