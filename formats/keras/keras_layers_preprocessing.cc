@@ -28,7 +28,6 @@ namespace {
 
 constexpr DataType kInt64 = ::tensorflow::DT_INT64;
 constexpr DataType kString = ::tensorflow::DT_STRING;
-constexpr DataType kBool = ::tensorflow::DT_BOOL;
 
 // The most bins a count/one-hot output may have: the output is [batch, bins] floats, so a
 // hostile num_tokens would otherwise allocate without bound.
