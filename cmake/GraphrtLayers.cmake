@@ -60,8 +60,20 @@ graphrt_layer(graphrt_formats SOURCES ${formats_sources} DEPS graphrt_core
 
 graphrt_sources(runtime_sources runtime/graph/*.cc runtime/ops/*.cc runtime/devices/*.cc
                 runtime/kernels/*.cc runtime/kernels/common/*.cc runtime/kernels/cpu/*.cc
+                runtime/kernels/cpu/isa/*.cc
                 runtime/placement/*.cc runtime/optimize/*.cc runtime/exec/*.cc
                 runtime/session/*.cc)
+# Kernels compiled once per instruction set (runtime/kernels/cpu/cpu_isa.h): a file named
+# *_avx2.cc or *_avx512.cc gets that path's flags and runs only after a cpuid check; everything
+# else stays baseline x86-64 (scripts/check_portable.sh checks the library).
+set(GRAPHRT_ISA_FLAGS_avx2 -mavx2 -mfma)
+set(GRAPHRT_ISA_FLAGS_avx512 -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma)
+foreach(file IN LISTS runtime_sources)
+  if(file MATCHES "_(avx2|avx512)\\.cc$")
+    set_source_files_properties(${file} PROPERTIES
+                                COMPILE_OPTIONS "${GRAPHRT_ISA_FLAGS_${CMAKE_MATCH_1}}")
+  endif()
+endforeach()
 set(keras_session_sources ${PROJECT_SOURCE_DIR}/runtime/session/keras_model.cc)
 list(REMOVE_ITEM runtime_sources ${keras_session_sources})
 graphrt_layer(graphrt_runtime SOURCES ${runtime_sources} DEPS graphrt_formats

@@ -14,6 +14,9 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 
 launcher=()
 if command -v ccache >/dev/null; then
+  # Paths relative to the checkout, and no working directory in the hash (-g1 would put it
+  # there): a clone in another folder, such as CI's, reuses these objects.
+  export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 

@@ -19,6 +19,9 @@ if ! command -v clang++ >/dev/null 2>&1; then
 fi
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
+  # Paths relative to the checkout, and no working directory in the hash (-g1 would put it
+  # there): a clone in another folder, such as CI's, reuses these objects.
+  export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 

@@ -6,7 +6,8 @@
 // out_depth] matrix. A 1x1 convolution with unit strides and no padding skips the copy: the input
 // already is that matrix. Grouped convolutions (in_depth a multiple of the filter's depth) run
 // one GEMM per group. Depthwise convolution sums, per output row, one elementwise product of
-// input and weights per filter tap (see DepthwiseConvNhwc).
+// input and weights per filter tap (see DepthwiseConvNhwc). For float on AVX2 and AVX-512 CPUs
+// the GEMMs and that inner loop run the kernels built for those instruction sets (cpu_isa.h).
 //
 // Both compute in NHWC; NCHW inputs are transposed in and out (TensorFlow's CPU kernels reject
 // NCHW; graphs exported from GPUs use it). half and bfloat16 are computed in float.
@@ -24,6 +25,7 @@
 #include "runtime/kernels/cpu/fused_epilogue.h"
 #include "runtime/kernels/cpu/gemm.h"
 #include "runtime/kernels/cpu/nn_util.h"
+#include "runtime/kernels/cpu/tap_sum.h"
 #include "runtime/kernels/kernel_registry.h"
 
 namespace graphrt {
@@ -273,12 +275,14 @@ void ConvPanelRows(const T* const* rows, int64_t count, const int64_t* tap_offse
 }
 
 // Whether ConvNhwc can skip the patch matrix: float or double, one group and output channels
-// in whole packets.
+// in whole packets, and no packed SGEMM (sgemm.h) for float, which is faster than these tiles
+// even with the copy.
 template <typename C>
 bool DirectConvApplies(const Window2D& g, int64_t patch_depth, int64_t out_depth) {
   if constexpr (!gemm_internal::kPanelType<C>) {
     return false;
   } else {
+    if (std::is_same<C, float>::value && HasPackedSgemm(ActiveCpuIsa())) return false;
     return patch_depth == g.depth && out_depth % gemm_internal::kLanes<C> == 0;
   }
 }
@@ -581,9 +585,24 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
     });
   }
 
+  // The AVX2 / AVX-512 loop for float (tap_sum.h), or AccumulateTaps.
+  const CpuIsa isa = ActiveCpuIsa();
+  const bool vector_taps = std::is_same<C, float>::value && HasTapSum(isa);
+  auto accumulate = [&](const C* const* srcs, const C* const* weights, int64_t used, int64_t len,
+                        int64_t period, C* out_row) {
+    if constexpr (std::is_same<C, float>::value) {
+      if (vector_taps) {
+        TapSum(isa, srcs, weights, used, len, period, out_row);
+        return;
+      }
+    }
+    AccumulateTaps<C>(srcs, weights, used, len, period, out_row);
+  };
+
   // tiled[tap][i] = filter[tap][i % out_depth] for i in [0, period).
-  int64_t period = kTapChunk<C>;
-  while (period % out_depth != 0) period += kTapChunk<C>;
+  const int64_t period_unit = vector_taps ? kTapSumPeriodUnit : kTapChunk<C>;
+  int64_t period = period_unit;
+  while (period % out_depth != 0) period += period_unit;
   std::unique_ptr<C[]> tiled(new C[taps * period]);
   for (int64_t t = 0; t < taps; ++t) {
     for (int64_t i = 0; i < period; ++i) {
@@ -618,11 +637,11 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
         }
       }
       if (!unit) {
-        AccumulateTaps<C>(srcs.data(), weights.data(), used, row_len, period, out_row);
+        accumulate(srcs.data(), weights.data(), used, row_len, period, out_row);
         continue;
       }
-      AccumulateTaps<C>(srcs.data(), weights.data(), used, (inner1 - inner0) * out_depth, period,
-                        out_row + inner0 * out_depth);
+      accumulate(srcs.data(), weights.data(), used, (inner1 - inner0) * out_depth, period,
+                 out_row + inner0 * out_depth);
       // The edge columns, whose windows hang over the padding.
       for (int64_t ow = 0; ow < g.out_cols; ++ow) {
         if (ow == inner0) ow = inner1;

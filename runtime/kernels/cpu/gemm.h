@@ -9,6 +9,9 @@
 // go to Eigen (GEMV or GEMM). A large product is cut into blocks of rows or columns run on the
 // intra-op threads.
 //
+// float products on the AVX2 and AVX-512 paths (cpu_isa.h) go to the packed, cache-blocked
+// kernels of sgemm.h instead, which reach 80-90 % of the FMA peak.
+//
 // half and bfloat16 are not multiplied here: callers widen them to float, as TensorFlow does for
 // bfloat16, so that sums accumulate in float.
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_GEMM_H_
@@ -21,6 +24,8 @@
 
 #include <Eigen/Core>
 
+#include "runtime/kernels/cpu/cpu_isa.h"
+#include "runtime/kernels/cpu/sgemm.h"
 #include "runtime/kernels/op_kernel.h"
 
 namespace graphrt {
@@ -47,6 +52,9 @@ using MutableMap = Eigen::Map<RowMajorMatrix<T>, Eigen::Unaligned, Eigen::OuterS
 // models) copy a transposed operand instead, which keeps their compile time down.
 template <typename T>
 inline constexpr bool kAllStorageOrders = std::is_same<T, float>::value;
+
+// Below this many multiply-adds the packed kernels' set-up costs more than they save.
+inline constexpr int64_t kMinPackedWork = 1024;
 
 // Below this many multiply-adds a product is not worth splitting over threads.
 inline constexpr int64_t kMinParallelWork = int64_t{1} << 18;
@@ -240,6 +248,24 @@ void GemmOnThisThread(const MatrixRef<const T>& a, bool transpose_a, const Matri
   if (k == 0) {
     out.setZero();
     return;
+  }
+  if constexpr (std::is_same<T, float>::value) {
+    const CpuIsa isa = ActiveCpuIsa();
+    if (HasPackedSgemm(isa) && n >= 2 && m * n * k >= gemm_internal::kMinPackedWork) {
+      SgemmArgs args;
+      args.m = m;
+      args.n = n;
+      args.k = k;
+      args.a = a.data;
+      args.a_row = transpose_a ? 1 : a.stride;
+      args.a_col = transpose_a ? a.stride : 1;
+      args.b = b.data;
+      args.b_row = transpose_b ? 1 : b.stride;
+      args.b_col = transpose_b ? b.stride : 1;
+      args.c = c.data;
+      args.ldc = c.stride;
+      if (PackedSgemm(isa, args)) return;
+    }
   }
   if constexpr (gemm_internal::kPanelType<T>) {
     // a * b^T (a dense layer with [out, in] weights, attention scores): dot products.

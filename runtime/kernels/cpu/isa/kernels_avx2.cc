@@ -1,0 +1,41 @@
+// The vector kernels of the AVX2 + FMA path (cpu_isa.h): 8 floats a vector, 16 registers.
+// Compiled with -mavx2 -mfma (cmake/GraphrtLayers.cmake); runs only when ActiveCpuIsa() says so.
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/kernels/cpu/sgemm.h"
+#include "runtime/kernels/cpu/tap_sum.h"
+
+namespace graphrt {
+namespace isa {
+namespace avx2 {
+
+namespace {
+
+using V = __m256;
+constexpr int64_t kLanes = 8;
+inline V Zero() { return _mm256_setzero_ps(); }
+inline V Load(const float* p) { return _mm256_loadu_ps(p); }
+inline void Store(float* p, V v) { _mm256_storeu_ps(p, v); }
+inline V Broadcast(float x) { return _mm256_set1_ps(x); }
+inline V Add(V x, V y) { return _mm256_add_ps(x, y); }
+inline V MulAdd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+
+// SGEMM: 6 x 16 register tiles (12 accumulators).
+constexpr int kMr = 6;
+constexpr int kNvMax = 2;
+constexpr int64_t kKc = 256;
+constexpr int64_t kMc = 72;
+constexpr int64_t kNc = 2048;
+
+}  // namespace
+
+#include "runtime/kernels/cpu/isa/sgemm_kernel.inc"
+#include "runtime/kernels/cpu/isa/tap_sum_kernel.inc"
+
+}  // namespace avx2
+}  // namespace isa
+}  // namespace graphrt

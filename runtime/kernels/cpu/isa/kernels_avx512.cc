@@ -1,0 +1,42 @@
+// The vector kernels of the AVX-512 path (cpu_isa.h): 16 floats a vector, 32 registers.
+// Compiled with -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma (cmake/GraphrtLayers.cmake);
+// runs only when ActiveCpuIsa() says so.
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/kernels/cpu/sgemm.h"
+#include "runtime/kernels/cpu/tap_sum.h"
+
+namespace graphrt {
+namespace isa {
+namespace avx512 {
+
+namespace {
+
+using V = __m512;
+constexpr int64_t kLanes = 16;
+inline V Zero() { return _mm512_setzero_ps(); }
+inline V Load(const float* p) { return _mm512_loadu_ps(p); }
+inline void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
+inline V Broadcast(float x) { return _mm512_set1_ps(x); }
+inline V Add(V x, V y) { return _mm512_add_ps(x, y); }
+inline V MulAdd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+
+// SGEMM: 12 x 32 register tiles (24 accumulators).
+constexpr int kMr = 12;
+constexpr int kNvMax = 2;
+constexpr int64_t kKc = 256;
+constexpr int64_t kMc = 144;
+constexpr int64_t kNc = 2048;
+
+}  // namespace
+
+#include "runtime/kernels/cpu/isa/sgemm_kernel.inc"
+#include "runtime/kernels/cpu/isa/tap_sum_kernel.inc"
+
+}  // namespace avx512
+}  // namespace isa
+}  // namespace graphrt

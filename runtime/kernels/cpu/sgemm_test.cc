@@ -1,0 +1,83 @@
+#include "runtime/kernels/cpu/sgemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "runtime/kernels/cpu/cpu_isa.h"
+
+namespace graphrt {
+namespace {
+
+struct Shape {
+  int64_t m, n, k;
+};
+
+// Every packed path this CPU runs, against a double-precision product, on shapes that cut
+// every block and register tile at odd places, with each operand transposed or not and c a
+// block of a wider matrix.
+TEST(PackedSgemmTest, EveryPathMatchesDoubleProductOnOddShapes) {
+  std::vector<CpuIsa> paths;
+  for (CpuIsa isa : {CpuIsa::kAvx2, CpuIsa::kAvx512}) {
+    if (static_cast<int>(isa) <= static_cast<int>(DetectedCpuIsa())) paths.push_back(isa);
+  }
+  if (paths.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  const std::vector<Shape> shapes = {
+      {1, 1, 1},    {1, 37, 5},   {2, 16, 3},   {3, 9, 300},   {4, 100, 17},   {5, 7, 1},
+      {6, 16, 256}, {7, 33, 257}, {12, 32, 64}, {13, 31, 513}, {25, 65, 129},  {71, 15, 30},
+      {73, 48, 8},  {145, 3, 40}, {150, 97, 2}, {300, 129, 31}, {17, 2100, 9}, {33, 2049, 260}};
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  int checked = 0;
+  for (CpuIsa isa : paths) {
+    for (const Shape& s : shapes) {
+      for (int transposes = 0; transposes < 4; ++transposes) {
+        const bool ta = transposes & 1, tb = transposes & 2;
+        std::vector<float> a(s.m * s.k), b(s.k * s.n);
+        for (float& x : a) x = dist(rng);
+        for (float& x : b) x = dist(rng);
+        const int64_t ldc = s.n + 3;
+        std::vector<float> c(s.m * ldc, 42.f);
+        SgemmArgs args;
+        args.m = s.m;
+        args.n = s.n;
+        args.k = s.k;
+        args.a = a.data();
+        args.a_row = ta ? 1 : s.k;
+        args.a_col = ta ? s.m : 1;
+        args.b = b.data();
+        args.b_row = tb ? 1 : s.n;
+        args.b_col = tb ? s.k : 1;
+        args.c = c.data();
+        args.ldc = ldc;
+        ASSERT_TRUE(PackedSgemm(isa, args));
+        for (int64_t i = 0; i < s.m; ++i) {
+          for (int64_t j = 0; j < ldc; ++j) {
+            if (j >= s.n) {
+              ASSERT_EQ(c[i * ldc + j], 42.f) << "wrote past the columns of c";
+              continue;
+            }
+            double sum = 0, magnitude = 0;
+            for (int64_t p = 0; p < s.k; ++p) {
+              const double term = static_cast<double>(a[i * args.a_row + p * args.a_col]) *
+                                  b[p * args.b_row + j * args.b_col];
+              sum += term;
+              magnitude += std::fabs(term);
+            }
+            // float accumulation over k terms: a few ulps of the sum of magnitudes.
+            ASSERT_NEAR(c[i * ldc + j], sum, 1e-6 * magnitude + 1e-7)
+                << CpuIsaName(isa) << " m=" << s.m << " n=" << s.n << " k=" << s.k
+                << " ta=" << ta << " tb=" << tb << " at (" << i << ", " << j << ")";
+          }
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, static_cast<int>(paths.size() * shapes.size() * 4));
+}
+
+}  // namespace
+}  // namespace graphrt

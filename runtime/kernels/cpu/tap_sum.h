@@ -1,0 +1,43 @@
+// The inner loop of the depthwise convolution (conv_ops.cc) for the AVX2 and AVX-512 paths:
+// out[i] = sum over taps t of srcs[t][i] * weights[t][i % period], for i in [0, len), all taps
+// of four vectors of outputs accumulated in registers before one store.
+#ifndef GRAPHRT_RUNTIME_KERNELS_CPU_TAP_SUM_H_
+#define GRAPHRT_RUNTIME_KERNELS_CPU_TAP_SUM_H_
+
+#include <cstdint>
+
+#include "runtime/kernels/cpu/cpu_isa.h"
+
+namespace graphrt {
+
+// A period that every path's TapSum takes: a multiple of four AVX-512 vectors.
+inline constexpr int64_t kTapSumPeriodUnit = 64;
+
+// Whether TapSum has a kernel for `isa` (the baseline path keeps conv_ops.cc's).
+inline bool HasTapSum(CpuIsa isa) { return isa == CpuIsa::kAvx2 || isa == CpuIsa::kAvx512; }
+
+namespace isa {
+// REQUIRES: period is a multiple of kTapSumPeriodUnit; taps >= 0.
+namespace avx2 {
+void TapSum(const float* const* srcs, const float* const* weights, int64_t taps, int64_t len,
+            int64_t period, float* out);
+}  // namespace avx2
+namespace avx512 {
+void TapSum(const float* const* srcs, const float* const* weights, int64_t taps, int64_t len,
+            int64_t period, float* out);
+}  // namespace avx512
+}  // namespace isa
+
+// Runs the TapSum of `isa`. REQUIRES: HasTapSum(isa) and the CPU runs it.
+inline void TapSum(CpuIsa isa, const float* const* srcs, const float* const* weights,
+                   int64_t taps, int64_t len, int64_t period, float* out) {
+  if (isa == CpuIsa::kAvx512) {
+    isa::avx512::TapSum(srcs, weights, taps, len, period, out);
+  } else {
+    isa::avx2::TapSum(srcs, weights, taps, len, period, out);
+  }
+}
+
+}  // namespace graphrt
+
+#endif  // GRAPHRT_RUNTIME_KERNELS_CPU_TAP_SUM_H_
