@@ -2,7 +2,8 @@
 # Checks that a built or installed libgraphrt.so runs on any x86-64: objdump finds no AVX-512
 # instruction (zmm or opmask registers, EVEX-only mnemonics) and no AVX/AVX2 one (ymm registers)
 # outside the functions that run-time ISA dispatch is allowed to hold (ALLOWED, a regex on the
-# demangled function name; none so far: there is no dispatched kernel yet).
+# demangled function name: the kernels of runtime/kernels/cpu/isa/, in namespace graphrt::isa,
+# which run only after a cpuid check).
 #
 #   bash scripts/check_portable.sh PATH/TO/libgraphrt.so
 set -euo pipefail

@@ -21,6 +21,7 @@ packages=(
   clang libclang-rt-14-dev llvm       # sanitizer and libFuzzer builds (scripts/check_*.sh)
   ccache                              # rebuilds after a pull, and the CPU-only build, from cache
   debootstrap                         # scripts/check_deb.sh: the .deb in a clean Debian 12 chroot
+  python3 python3-numpy               # tests/capi/ctypes_run.py: a ctypes binding reads .npy files
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -33,6 +34,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo_cmd apt-get update -qq
   $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The tests run the python3 first on PATH, which may not be Debian's (pyenv, a venv): give it
+# numpy too.
+if ! python3 -c 'import numpy' >/dev/null 2>&1; then
+  echo "setup: installing numpy for $(command -v python3)" >&2
+  python3 -m pip install --quiet numpy
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
