@@ -6,16 +6,20 @@
 // The activations compute as graphrt's own kernels do: Relu and Relu6 pass NaN on, Elu is
 // exp(x) - 1 below zero, LeakyRelu is x * alpha where x <= 0, and "_MklSwish" (TensorFlow's
 // name for x * sigmoid(x); also "_FusedSwish") multiplies by the logistic function, and
-// "_FusedHardSwish" is x * relu6(x + 3) * (1/6).
+// "_FusedHardSwish" is x * relu6(x + 3) * (1/6). For float, the activations without exp run
+// vectorized (bias_activation.h).
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_FUSED_EPILOGUE_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_FUSED_EPILOGUE_H_
 
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/core/str_util.h"
+#include "runtime/kernels/cpu/bias_activation.h"
+#include "runtime/kernels/cpu/cpu_isa.h"
 #include "runtime/kernels/op_kernel.h"
 
 namespace graphrt {
@@ -108,10 +112,28 @@ class FusedEpilogue {
              int64_t channels, T* out) const {
     const int64_t rows_per_block = std::max<int64_t>(1, 16384 / std::max<int64_t>(channels, 1));
     const int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+    RowActivation vector_activation;
+    const bool vectorized = std::is_same<T, float>::value && VectorActivation(&vector_activation);
+    const CpuIsa isa = ActiveCpuIsa();
     ctx->ParallelFor(blocks, rows_per_block * channels * 8, [&](int64_t first, int64_t last) {
       for (int64_t b = first; b < last; ++b) {
+        const int64_t r0 = b * rows_per_block;
         const int64_t r1 = std::min(rows, (b + 1) * rows_per_block);
-        for (int64_t r = b * rows_per_block; r < r1; ++r) {
+        if constexpr (std::is_same<T, float>::value) {
+          if (vectorized) {
+            BiasActivationArgs args;
+            args.bias = bias;
+            args.addend = addend == nullptr ? nullptr : addend + r0 * channels;
+            args.rows = r1 - r0;
+            args.channels = channels;
+            args.activation = vector_activation;
+            args.alpha = alpha_;
+            args.out = out + r0 * channels;
+            BiasActivationRows(isa, args);
+            continue;
+          }
+        }
+        for (int64_t r = r0; r < r1; ++r) {
           ApplyRow(bias, addend == nullptr ? nullptr : addend + r * channels, channels,
                    out + r * channels);
         }
@@ -120,6 +142,29 @@ class FusedEpilogue {
   }
 
  private:
+  // The activations that bias_activation.h vectorizes (the ones without exp).
+  bool VectorActivation(RowActivation* out) const {
+    switch (activation_) {
+      case Activation::kNone:
+        *out = RowActivation::kNone;
+        return true;
+      case Activation::kRelu:
+        *out = RowActivation::kRelu;
+        return true;
+      case Activation::kRelu6:
+        *out = RowActivation::kRelu6;
+        return true;
+      case Activation::kLeakyRelu:
+        *out = RowActivation::kLeakyRelu;
+        return true;
+      case Activation::kHardSwish:
+        *out = RowActivation::kHardSwish;
+        return true;
+      default:
+        return false;
+    }
+  }
+
   template <typename T>
   void ApplyRow(const T* bias, const T* addend, int64_t channels, T* row) const {
     for (int64_t c = 0; c < channels; ++c) row[c] += bias[c];

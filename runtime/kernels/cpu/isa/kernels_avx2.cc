@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/kernels/cpu/bias_activation.h"
 #include "runtime/kernels/cpu/sgemm.h"
 #include "runtime/kernels/cpu/tap_sum.h"
 
@@ -22,6 +23,10 @@ inline V Load(const float* p) { return _mm256_loadu_ps(p); }
 inline void Store(float* p, V v) { _mm256_storeu_ps(p, v); }
 inline V Broadcast(float x) { return _mm256_set1_ps(x); }
 inline V Add(V x, V y) { return _mm256_add_ps(x, y); }
+inline V Mul(V x, V y) { return _mm256_mul_ps(x, y); }
+using M = __m256;  // a comparison's result
+inline M LessThan(V x, V y) { return _mm256_cmp_ps(x, y, _CMP_LT_OQ); }
+inline V Select(M m, V if_true, V if_false) { return _mm256_blendv_ps(if_false, if_true, m); }
 inline V MulAdd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
 
 // SGEMM: 6 x 16 register tiles (12 accumulators).
@@ -33,6 +38,7 @@ constexpr int64_t kNc = 2048;
 
 }  // namespace
 
+#include "runtime/kernels/cpu/isa/bias_activation_kernel.inc"
 #include "runtime/kernels/cpu/isa/sgemm_kernel.inc"
 #include "runtime/kernels/cpu/isa/tap_sum_kernel.inc"
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/kernels/cpu/bias_activation.h"
 #include "runtime/kernels/cpu/sgemm.h"
 #include "runtime/kernels/cpu/tap_sum.h"
 
@@ -23,6 +24,10 @@ inline V Load(const float* p) { return _mm512_loadu_ps(p); }
 inline void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
 inline V Broadcast(float x) { return _mm512_set1_ps(x); }
 inline V Add(V x, V y) { return _mm512_add_ps(x, y); }
+inline V Mul(V x, V y) { return _mm512_mul_ps(x, y); }
+using M = __mmask16;  // a comparison's result
+inline M LessThan(V x, V y) { return _mm512_cmp_ps_mask(x, y, _CMP_LT_OQ); }
+inline V Select(M m, V if_true, V if_false) { return _mm512_mask_blend_ps(m, if_false, if_true); }
 inline V MulAdd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
 
 // SGEMM: 12 x 32 register tiles (24 accumulators).
@@ -34,6 +39,7 @@ constexpr int64_t kNc = 2048;
 
 }  // namespace
 
+#include "runtime/kernels/cpu/isa/bias_activation_kernel.inc"
 #include "runtime/kernels/cpu/isa/sgemm_kernel.inc"
 #include "runtime/kernels/cpu/isa/tap_sum_kernel.inc"
 

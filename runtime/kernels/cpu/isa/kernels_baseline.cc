@@ -1,0 +1,37 @@
+// The vector kernels of the baseline path (cpu_isa.h): SSE2, which every x86-64 CPU has, 4 floats
+// a vector. Compiled with the library's own flags. Only the kernels that the baseline code of
+// conv_ops.cc and gemm.h does not already have are built here.
+#include <emmintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/kernels/cpu/bias_activation.h"
+
+namespace graphrt {
+namespace isa {
+namespace baseline {
+
+namespace {
+
+using V = __m128;
+constexpr int64_t kLanes = 4;
+inline V Zero() { return _mm_setzero_ps(); }
+inline V Load(const float* p) { return _mm_loadu_ps(p); }
+inline void Store(float* p, V v) { _mm_storeu_ps(p, v); }
+inline V Broadcast(float x) { return _mm_set1_ps(x); }
+inline V Add(V x, V y) { return _mm_add_ps(x, y); }
+inline V Mul(V x, V y) { return _mm_mul_ps(x, y); }
+using M = __m128;  // a comparison's result: all ones or all zeros per lane
+inline M LessThan(V x, V y) { return _mm_cmplt_ps(x, y); }
+inline V Select(M m, V if_true, V if_false) {
+  return _mm_or_ps(_mm_and_ps(m, if_true), _mm_andnot_ps(m, if_false));
+}
+
+}  // namespace
+
+#include "runtime/kernels/cpu/isa/bias_activation_kernel.inc"
+
+}  // namespace baseline
+}  // namespace isa
+}  // namespace graphrt
