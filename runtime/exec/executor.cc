@@ -116,6 +116,24 @@ Status CheckAcyclic(const Graph& graph) {
   return Internal("cycle check failed");
 }
 
+// Which inputs of `n` are the value of a Const node on n's own device, directly or through
+// Identity nodes there (each forwards its input's buffer).
+std::vector<bool> ConstantInputs(const Node& n, const std::vector<Device*>& devices) {
+  auto device_of = [&](const Node* node) -> Device* {
+    return node->id() < static_cast<int>(devices.size()) ? devices[node->id()] : nullptr;
+  };
+  Device* device = device_of(&n);
+  std::vector<bool> constant(static_cast<size_t>(n.num_inputs()), false);
+  for (int i = 0; i < n.num_inputs(); ++i) {
+    const Edge* e = n.input_edge(i);
+    while (e != nullptr && e->src->op() == "Identity" && device_of(e->src) == device) {
+      e = e->src->input_edge(0);
+    }
+    constant[i] = e != nullptr && e->src->op() == "Const" && device_of(e->src) == device;
+  }
+  return constant;
+}
+
 }  // namespace
 
 Status Executor::Impl::BuildFrames() {
@@ -213,9 +231,9 @@ Status Executor::Impl::Initialize() {
       return NotFound("Op type not registered '", n->op(), "' in binary (graphrt), used by node ",
                       n->name());
     }
-    GRT_ASSIGN_OR_RETURN(
-        item.kernel, KernelRegistry::Global()->CreateKernel(item.device->device_type(), n->def(),
-                                                            item.device, options.functions));
+    GRT_ASSIGN_OR_RETURN(item.kernel, KernelRegistry::Global()->CreateKernel(
+                                          item.device->device_type(), n->def(), item.device,
+                                          options.functions, ConstantInputs(*n, options.devices)));
     item.num_inputs = n->num_inputs();
     item.num_outputs = n->num_outputs();
     item.is_merge = n->IsMerge();

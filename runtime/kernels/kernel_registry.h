@@ -125,11 +125,12 @@ class KernelRegistry {
   // type constraints; for a kernel without any, the fixed dtypes of its op's arguments).
   std::map<std::string, std::map<std::string, std::set<DataType>>> Coverage() const;
 
-  // Builds the kernel; errors from its constructor name the node.
+  // Builds the kernel; errors from its constructor name the node. `constant_inputs` says which
+  // inputs are constant (OpKernelConstruction::input_is_constant); empty: none.
   StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const std::string& device_type,
                                                    const ::tensorflow::NodeDef& node,
-                                                   Device* device,
-                                                   FunctionRuntime* functions) const;
+                                                   Device* device, FunctionRuntime* functions,
+                                                   std::vector<bool> constant_inputs = {}) const;
 
  private:
   std::map<std::string, std::vector<KernelRegistration>> kernels_;

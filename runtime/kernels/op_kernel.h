@@ -69,18 +69,25 @@ class OpKernelConstruction {
  public:
   OpKernelConstruction(const ::tensorflow::NodeDef& def, Device* device,
                        std::vector<DataType> input_types, std::vector<DataType> output_types,
-                       FunctionRuntime* functions)
+                       FunctionRuntime* functions, std::vector<bool> constant_inputs = {})
       : def_(def),
         device_(device),
         input_types_(std::move(input_types)),
         output_types_(std::move(output_types)),
-        functions_(functions) {}
+        functions_(functions),
+        constant_inputs_(std::move(constant_inputs)) {}
 
   const ::tensorflow::NodeDef& def() const { return def_; }
   Device* device() const { return device_; }
   const std::vector<DataType>& input_types() const { return input_types_; }
   const std::vector<DataType>& output_types() const { return output_types_; }
   FunctionRuntime* functions() const { return functions_; }
+  // Whether input i is a Const node's value (directly or through Identity nodes): the same
+  // tensor, same buffer and contents, on every Run. Kernels may keep work derived from it, such
+  // as packed weights.
+  bool input_is_constant(int i) const {
+    return i >= 0 && i < static_cast<int>(constant_inputs_.size()) && constant_inputs_[i];
+  }
 
   template <typename T>
   Status GetAttr(const std::string& name, T* value) const {
@@ -100,6 +107,7 @@ class OpKernelConstruction {
   std::vector<DataType> input_types_;
   std::vector<DataType> output_types_;
   FunctionRuntime* functions_;
+  std::vector<bool> constant_inputs_;
   Status status_;
 };
 

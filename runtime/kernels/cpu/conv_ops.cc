@@ -20,11 +20,13 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/kernels/cpu/fused_epilogue.h"
 #include "runtime/kernels/cpu/gemm.h"
 #include "runtime/kernels/cpu/nn_util.h"
+#include "runtime/kernels/cpu/packed_weights.h"
 #include "runtime/kernels/cpu/tap_sum.h"
 #include "runtime/kernels/kernel_registry.h"
 
@@ -354,14 +356,23 @@ void DirectConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t out_d
   });
 }
 
-// out[N*OH*OW, out_depth] = conv(in NHWC, filter HWIO) in compute type C.
+// out[N*OH*OW, out_depth] = conv(in NHWC, filter HWIO) in compute type C. `weights`, when
+// given, keeps a constant float filter packed from one Run to the next.
 template <typename C>
 void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth, int64_t out_depth,
-              const C* in, const C* filter, C* out) {
+              const C* in, const C* filter, C* out, PackedWeights* weights) {
   const int64_t groups = g.depth / patch_depth;
   const int64_t group_out = out_depth / groups;
   const int64_t pixels = g.batch * g.out_rows * g.out_cols;
   const int64_t patch_len = g.window_rows * g.window_cols * patch_depth;
+  // The filter as the GEMMs' b, [patch_len, out_depth], packed once (one group only).
+  PrepackedB prepacked;
+  if constexpr (std::is_same<C, float>::value) {
+    if (weights != nullptr && groups == 1) {
+      prepacked.packed =
+          weights->Get(ActiveCpuIsa(), filter, out_depth, 1, patch_len, out_depth);
+    }
+  }
 
   const bool pointwise = g.window_rows == 1 && g.window_cols == 1 && g.stride_rows == 1 &&
                          g.stride_cols == 1 && g.pad_top == 0 && g.pad_left == 0 &&
@@ -370,7 +381,7 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
     for (int64_t grp = 0; grp < groups; ++grp) {
       Gemm<C>(ctx, {in + grp * patch_depth, pixels, patch_depth, g.depth}, false,
               {filter + grp * group_out, patch_depth, group_out, out_depth}, false,
-              {out + grp * group_out, pixels, group_out, out_depth});
+              {out + grp * group_out, pixels, group_out, out_depth}, prepacked);
     }
     return;
   }
@@ -420,9 +431,9 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
       MatrixRef<const C> f{filter + grp * group_out, patch_len, group_out, out_depth};
       MatrixRef<C> o{out + first * out_depth + grp * group_out, count, group_out, out_depth};
       if (parallel_gemm) {
-        Gemm<C>(ctx, a, false, f, false, o);
+        Gemm<C>(ctx, a, false, f, false, o, prepacked);
       } else {
-        GemmOnThisThread<C>(a, false, f, false, o);
+        GemmOnThisThread<C>(a, false, f, false, o, prepacked);
       }
     }
   };
@@ -444,6 +455,9 @@ class Conv2DOp : public OpKernel {
  public:
   explicit Conv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     GRT_CONSTRUCT_OK(ctx, attrs_.Parse(*ctx));
+    if (std::is_same<T, float>::value && ctx->input_is_constant(kInputFilter)) {
+      weights_ = std::make_unique<PackedWeights>();
+    }
   }
 
   Status Compute(OpKernelContext* ctx) override {
@@ -489,12 +503,13 @@ class Conv2DOp : public OpKernel {
     using C = ComputeType<T>;
     return RunInNhwc<T>(ctx, attrs_, g, out_depth, input, filter, out,
                         [&](const C* in, const C* f, C* o) {
-                          ConvNhwc<C>(ctx, g, patch_depth, out_depth, in, f, o);
+                          ConvNhwc<C>(ctx, g, patch_depth, out_depth, in, f, o, weights_.get());
                         });
   }
 
  private:
   ConvAttrs attrs_;
+  std::unique_ptr<PackedWeights> weights_;  // a constant float filter's packing
 };
 
 // Output stretches that AccumulateTaps keeps in registers: four packets.

@@ -39,6 +39,14 @@ struct MatrixRef {
   int64_t stride;
 };
 
+// B packed beforehand for the float kernels (a constant filter or weight matrix), and the column
+// of it at which the product's b starts. Other types, and ISA paths without packed kernels,
+// ignore it.
+struct PrepackedB {
+  const SgemmPackedB* packed = nullptr;
+  int64_t j0 = 0;
+};
+
 namespace gemm_internal {
 
 template <typename T>
@@ -234,11 +242,11 @@ void DotGemm(const T* a, int64_t lda, const T* bt, int64_t ldbt, T* c, int64_t l
 }  // namespace gemm_internal
 
 // c = op(a) * op(b) on the calling thread, where op(x) is x, or x transposed when the flag says
-// so. c is m x n; op(a) is m x k; op(b) is k x n.
+// so. c is m x n; op(a) is m x k; op(b) is k x n. `prepacked`, when given, holds op(b) packed.
 // REQUIRES: c does not overlap a or b.
 template <typename T>
 void GemmOnThisThread(const MatrixRef<const T>& a, bool transpose_a, const MatrixRef<const T>& b,
-                      bool transpose_b, const MatrixRef<T>& c) {
+                      bool transpose_b, const MatrixRef<T>& c, PrepackedB prepacked = {}) {
   using gemm_internal::ConstMap;
   using gemm_internal::MutableMap;
   MutableMap<T> out(c.data, c.rows, c.cols, Eigen::OuterStride<>(c.stride));
@@ -264,7 +272,13 @@ void GemmOnThisThread(const MatrixRef<const T>& a, bool transpose_a, const Matri
       args.b_col = transpose_b ? b.stride : 1;
       args.c = c.data;
       args.ldc = c.stride;
-      if (PackedSgemm(isa, args)) return;
+      const SgemmPackedB* packed = prepacked.packed;
+      if (packed != nullptr && packed->isa() == isa && packed->k() == k &&
+          prepacked.j0 % packed->panel_columns() == 0 && prepacked.j0 + n <= packed->n()) {
+        if (PackedSgemm(isa, args, *packed, prepacked.j0)) return;
+      } else if (PackedSgemm(isa, args)) {
+        return;
+      }
     }
   }
   if constexpr (gemm_internal::kPanelType<T>) {
@@ -307,21 +321,25 @@ void GemmOnThisThread(const MatrixRef<const T>& a, bool transpose_a, const Matri
 // As GemmOnThisThread, with a large product split over the intra-op threads of `ctx`.
 template <typename T>
 void Gemm(const OpKernelContext* ctx, const MatrixRef<const T>& a, bool transpose_a,
-          const MatrixRef<const T>& b, bool transpose_b, const MatrixRef<T>& c) {
+          const MatrixRef<const T>& b, bool transpose_b, const MatrixRef<T>& c,
+          PrepackedB prepacked = {}) {
   const int64_t m = c.rows, n = c.cols;
   const int64_t k = transpose_a ? a.rows : a.cols;
   const int64_t work = m * n * std::max<int64_t>(k, 1);
   const int threads = ctx->device()->intra_op_threads();
   int64_t shards = std::min<int64_t>(threads, work / gemm_internal::kMinParallelWork);
   // Split the larger dimension: every block reads all of the operand it does not split.
-  // Column blocks are whole register panels, row blocks whole register tiles.
+  // Column blocks are whole register panels (of the packed B's, when there is one), row blocks
+  // whole register tiles.
   const bool by_rows = m >= n;
   const int64_t extent = by_rows ? m : n;
-  const int64_t unit = by_rows ? gemm_internal::kTileRows
-                               : gemm_internal::kWidePackets * gemm_internal::kLanes<float>;
+  const int64_t unit = by_rows                       ? gemm_internal::kTileRows
+                       : prepacked.packed != nullptr ? prepacked.packed->panel_columns()
+                                                     : gemm_internal::kWidePackets *
+                                                           gemm_internal::kLanes<float>;
   shards = std::min(shards, (extent + unit - 1) / unit);
   if (shards <= 1) {
-    GemmOnThisThread<T>(a, transpose_a, b, transpose_b, c);
+    GemmOnThisThread<T>(a, transpose_a, b, transpose_b, c, prepacked);
     return;
   }
   const int64_t block = (extent / shards + unit - 1) / unit * unit;
@@ -335,13 +353,14 @@ void Gemm(const OpKernelContext* ctx, const MatrixRef<const T>& a, bool transpos
             transpose_a ? MatrixRef<const T>{a.data + begin, a.rows, size, a.stride}
                         : MatrixRef<const T>{a.data + begin * a.stride, size, a.cols, a.stride};
         GemmOnThisThread<T>(a_block, transpose_a, b, transpose_b,
-                            {c.data + begin * c.stride, size, n, c.stride});
+                            {c.data + begin * c.stride, size, n, c.stride}, prepacked);
       } else {
         MatrixRef<const T> b_block =
             transpose_b ? MatrixRef<const T>{b.data + begin * b.stride, size, b.cols, b.stride}
                         : MatrixRef<const T>{b.data + begin, b.rows, size, b.stride};
         GemmOnThisThread<T>(a, transpose_a, b_block, transpose_b,
-                            {c.data + begin, m, size, c.stride});
+                            {c.data + begin, m, size, c.stride},
+                            {prepacked.packed, prepacked.j0 + begin});
       }
     }
   });

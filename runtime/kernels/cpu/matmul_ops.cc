@@ -9,11 +9,14 @@
 
 #include <algorithm>
 #include <complex>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/kernels/cpu/fused_epilogue.h"
 #include "runtime/kernels/cpu/gemm.h"
 #include "runtime/kernels/cpu/nn_util.h"
+#include "runtime/kernels/cpu/packed_weights.h"
 #include "runtime/kernels/kernel_registry.h"
 
 namespace graphrt {
@@ -133,6 +136,10 @@ class MatMulOp : public OpKernel {
       GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("adj_x", &adj_x_));
       GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("adj_y", &adj_y_));
     }
+    if (std::is_same<C, float>::value && rule == BatchRule::kNone &&
+        ctx->input_is_constant(kInputY)) {
+      weights_ = std::make_unique<PackedWeights>();
+    }
   }
 
   Status Compute(OpKernelContext* ctx) override {
@@ -207,15 +214,23 @@ class MatMulOp : public OpKernel {
       });
       return;
     }
+    // A constant y (a dense layer's weights) is packed once for every Run.
+    PrepackedB prepacked;
+    if constexpr (std::is_same<C, float>::value) {
+      if (weights_ != nullptr && batches == 1) {
+        prepacked.packed = weights_->Get(ActiveCpuIsa(), y, adj_y_ ? 1 : n, adj_y_ ? k : 1, k, n);
+      }
+    }
     for (int64_t b = 0; b < batches; ++b) {
       auto [a_ref, b_ref] = matrix(b);
-      Gemm<C>(ctx, a_ref, adj_x_, b_ref, adj_y_, {out + b * out_size, m, n, n});
+      Gemm<C>(ctx, a_ref, adj_x_, b_ref, adj_y_, {out + b * out_size, m, n, n}, prepacked);
     }
   }
 
   BatchRule rule_;
   bool adj_x_ = false;
   bool adj_y_ = false;
+  std::unique_ptr<PackedWeights> weights_;  // a constant float y's packing
 };
 
 template <typename Tx, typename Ty, typename Tout, BatchRule kRule>

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "runtime/kernels/cpu/cpu_isa.h"
 
@@ -36,16 +37,57 @@ bool HasPackedSgemm(CpuIsa isa);
 // REQUIRES: HasPackedSgemm(isa), the CPU runs `isa`, m, n, k >= 1, c does not overlap a or b.
 bool PackedSgemm(CpuIsa isa, const SgemmArgs& args);
 
+// A matrix B packed once for many products with it (a constant filter or weight matrix): the
+// per-product packing of B, which costs as much as a product of few rows, is then skipped.
+class SgemmPackedB {
+ public:
+  // B(p, j) = b[p * b_row + j * b_col], k x n. Null when `isa` has no packed kernels, k or n is
+  // below 1, or memory runs out.
+  static std::unique_ptr<SgemmPackedB> Pack(CpuIsa isa, const float* b, int64_t b_row,
+                                            int64_t b_col, int64_t k, int64_t n);
+  ~SgemmPackedB();
+  SgemmPackedB(const SgemmPackedB&) = delete;
+  SgemmPackedB& operator=(const SgemmPackedB&) = delete;
+
+  CpuIsa isa() const { return isa_; }
+  int64_t k() const { return k_; }
+  int64_t n() const { return n_; }
+  // Column blocks of a product start at multiples of this.
+  int64_t panel_columns() const { return panel_columns_; }
+  // The panels from column j0 on. REQUIRES: j0 % panel_columns() == 0.
+  const float* panels(int64_t j0) const { return data_ + j0 * k_; }
+
+ private:
+  SgemmPackedB(CpuIsa isa, int64_t k, int64_t n, int64_t panel_columns, float* data)
+      : isa_(isa), k_(k), n_(n), panel_columns_(panel_columns), data_(data) {}
+  CpuIsa isa_;
+  int64_t k_, n_, panel_columns_;
+  float* data_;  // 64-byte aligned, owned
+};
+
+// As PackedSgemm, with B's columns [j0, j0 + args.n) taken from `packed`. args.b still points at
+// B(0, j0): products of a few rows read B in place.
+// REQUIRES: packed.isa() == isa, args.k == packed.k(), j0 % packed.panel_columns() == 0,
+// j0 + args.n <= packed.n().
+bool PackedSgemm(CpuIsa isa, const SgemmArgs& args, const SgemmPackedB& packed, int64_t j0);
+
 namespace isa {
 // One per path (isa/kernels_avx2.cc, isa/kernels_avx512.cc). `workspace` holds at least
-// SgemmWorkspaceFloats() floats, 64-byte aligned.
+// SgemmWorkspaceFloats() floats, 64-byte aligned. Sgemm packs B itself when `prepacked` is null,
+// and otherwise reads SgemmPackB's panels of `panel_columns` columns from there.
 namespace avx2 {
 size_t SgemmWorkspaceFloats();
-void Sgemm(const SgemmArgs& args, float* workspace);
+int64_t SgemmPanelColumns(int64_t n);
+void SgemmPackB(const float* b, int64_t b_row, int64_t b_col, int64_t k, int64_t n, float* dst);
+void Sgemm(const SgemmArgs& args, const float* prepacked, int64_t panel_columns,
+           float* workspace);
 }  // namespace avx2
 namespace avx512 {
 size_t SgemmWorkspaceFloats();
-void Sgemm(const SgemmArgs& args, float* workspace);
+int64_t SgemmPanelColumns(int64_t n);
+void SgemmPackB(const float* b, int64_t b_row, int64_t b_col, int64_t k, int64_t n, float* dst);
+void Sgemm(const SgemmArgs& args, const float* prepacked, int64_t panel_columns,
+           float* workspace);
 }  // namespace avx512
 }  // namespace isa
 

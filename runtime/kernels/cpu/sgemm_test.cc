@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/kernels/cpu/cpu_isa.h"
+#include "runtime/kernels/cpu/packed_weights.h"
 
 namespace graphrt {
 namespace {
@@ -15,14 +16,20 @@ struct Shape {
   int64_t m, n, k;
 };
 
-// Every packed path this CPU runs, against a double-precision product, on shapes that cut
-// every block and register tile at odd places, with each operand transposed or not and c a
-// block of a wider matrix.
-TEST(PackedSgemmTest, EveryPathMatchesDoubleProductOnOddShapes) {
+// The packed paths this CPU runs.
+std::vector<CpuIsa> PackedPaths() {
   std::vector<CpuIsa> paths;
   for (CpuIsa isa : {CpuIsa::kAvx2, CpuIsa::kAvx512}) {
     if (static_cast<int>(isa) <= static_cast<int>(DetectedCpuIsa())) paths.push_back(isa);
   }
+  return paths;
+}
+
+// Every packed path this CPU runs, against a double-precision product, on shapes that cut
+// every block and register tile at odd places, with each operand transposed or not and c a
+// block of a wider matrix.
+TEST(PackedSgemmTest, EveryPathMatchesDoubleProductOnOddShapes) {
+  const std::vector<CpuIsa> paths = PackedPaths();
   if (paths.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
   const std::vector<Shape> shapes = {
       {1, 1, 1},    {1, 37, 5},   {2, 16, 3},   {3, 9, 300},   {4, 100, 17},   {5, 7, 1},
@@ -77,6 +84,77 @@ TEST(PackedSgemmTest, EveryPathMatchesDoubleProductOnOddShapes) {
     }
   }
   EXPECT_EQ(checked, static_cast<int>(paths.size() * shapes.size() * 4));
+}
+
+// B packed once (SgemmPackedB) gives the very bits of B packed per product, for the whole of B
+// and for column blocks starting at a panel boundary, as Gemm's threads split it.
+TEST(PackedSgemmTest, PrepackedBGivesTheSameBitsAsPackingPerProduct) {
+  const std::vector<CpuIsa> paths = PackedPaths();
+  if (paths.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  const std::vector<Shape> shapes = {{1, 40, 7},    {3, 16, 300},  {5, 70, 33},  {13, 31, 513},
+                                     {49, 512, 600}, {71, 15, 30}, {150, 97, 2}, {33, 2100, 260}};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  int checked = 0;
+  for (CpuIsa isa : paths) {
+    for (const Shape& s : shapes) {
+      for (bool tb : {false, true}) {
+        std::vector<float> a(s.m * s.k), b(s.k * s.n);
+        for (float& x : a) x = dist(rng);
+        for (float& x : b) x = dist(rng);
+        const int64_t b_row = tb ? 1 : s.n, b_col = tb ? s.k : 1;
+        std::unique_ptr<SgemmPackedB> packed = SgemmPackedB::Pack(isa, b.data(), b_row, b_col, s.k, s.n);
+        ASSERT_NE(packed, nullptr);
+        const int64_t width = packed->panel_columns();
+        // The whole product, then the columns from the second panel on.
+        for (int64_t j0 : {int64_t{0}, width}) {
+          if (j0 >= s.n) continue;
+          const int64_t n = s.n - j0;
+          SgemmArgs args;
+          args.m = s.m;
+          args.n = n;
+          args.k = s.k;
+          args.a = a.data();
+          args.a_row = s.k;
+          args.a_col = 1;
+          args.b = b.data() + j0 * b_col;
+          args.b_row = b_row;
+          args.b_col = b_col;
+          std::vector<float> want(s.m * n), got(s.m * n);
+          args.ldc = n;
+          args.c = want.data();
+          ASSERT_TRUE(PackedSgemm(isa, args));
+          args.c = got.data();
+          ASSERT_TRUE(PackedSgemm(isa, args, *packed, j0));
+          ASSERT_EQ(got, want) << CpuIsaName(isa) << " m=" << s.m << " n=" << s.n << " k=" << s.k
+                               << " tb=" << tb << " j0=" << j0;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GE(checked, static_cast<int>(paths.size() * shapes.size() * 2));
+}
+
+// PackedWeights packs on the first call and hands that packing only to calls for the same
+// matrix (same buffer, layout and shape); any other call gets null and packs B itself.
+TEST(PackedWeightsTest, ReusesThePackingOnlyForTheSameMatrix) {
+  const std::vector<CpuIsa> paths = PackedPaths();
+  if (paths.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  const CpuIsa isa = paths.back();
+  std::vector<float> b(64 * 48, 0.5f), other(64 * 48, 0.25f);
+  PackedWeights weights;
+  const SgemmPackedB* first = weights.Get(isa, b.data(), 48, 1, 64, 48);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->k(), 64);
+  EXPECT_EQ(first->n(), 48);
+  EXPECT_EQ(weights.Get(isa, b.data(), 48, 1, 64, 48), first);
+  EXPECT_EQ(weights.Get(isa, other.data(), 48, 1, 64, 48), nullptr);
+  EXPECT_EQ(weights.Get(isa, b.data(), 1, 64, 64, 48), nullptr);
+  EXPECT_EQ(weights.Get(isa, b.data(), 48, 1, 32, 48), nullptr);
+  EXPECT_EQ(weights.Get(CpuIsa::kBaseline, b.data(), 48, 1, 64, 48), nullptr);
+  PackedWeights baseline;
+  EXPECT_EQ(baseline.Get(CpuIsa::kBaseline, b.data(), 48, 1, 64, 48), nullptr);
 }
 
 }  // namespace
