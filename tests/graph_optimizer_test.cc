@@ -253,6 +253,37 @@ TEST(GraphOptimizer, RemappingFusesMatMulAndDepthwiseAndSwish) {
   EXPECT_EQ(DecisionOf(c.on.report, "out").op, "_FusedDepthwiseConv2dNative");
 }
 
+// Keras's swish in a frozen graph: tf.custom_gradient leaves IdentityN(x * sigmoid(x), x)
+// after it. Pruning removes the IdentityN, and the swish then fuses into the convolution.
+TEST(GraphOptimizer, PruningRemovesIdentityNSoCustomGradientSwishFuses) {
+  SKIP_WHEN_OPTIMIZER_OFF();
+  const std::string graph =
+      Placeholder("x", {1, 5, 5, 3}) + FloatConst("w", {3, 3, 3, 4}, Random(108, 51)) +
+      FloatConst("b", {4}, {0.5f, -0.5f, 0.25f, 1}) + Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
+      Op("bias", "BiasAdd", {"conv", "b"}) + Op("sig", "Sigmoid", {"bias"}) +
+      Op("swish", "Mul", {"bias", "sig"}) +
+      "node { name: 'idn' op: 'IdentityN' input: 'swish' input: 'bias' "
+      "attr { key: 'T' value { list { type: DT_FLOAT type: DT_FLOAT } } } }\n" +
+      Op("out", "Neg", {"idn"});
+  Compared c = RunBothWays(graph, RandomTensor({1, 5, 5, 3}, 52), "out");
+  EXPECT_TRUE(Contains(DecisionOf(c.on.report, "idn").reason,
+                       "model_pruning: removed idn (IdentityN)"))
+      << DecisionOf(c.on.report, "idn").reason;
+  EXPECT_EQ(DecisionOf(c.on.report, "swish").op, "_FusedConv2D");
+  EXPECT_TRUE(Contains(DecisionOf(c.on.report, "swish").reason,
+                       "conv (Conv2D), bias (BiasAdd), sig (Sigmoid), swish (Mul)"))
+      << DecisionOf(c.on.report, "swish").reason;
+  ASSERT_EQ(c.on.outputs.size(), 1u);
+  // Against the formula, not only against the unfused graph.
+  RunResult plain = RunGraph(graph, {{"x", RandomTensor({1, 5, 5, 3}, 52)}}, {"bias"},
+                             Off([](GraphRewriteOptions* r) { r->remapping = false; }));
+  for (int64_t i = 0; i < plain.outputs[0].NumElements(); ++i) {
+    const float v = plain.outputs[0].data<float>()[i];
+    const float want = -v / (1.0f + std::exp(-v));
+    EXPECT_NEAR(c.on.outputs[0].data<float>()[i], want, 1e-5f * std::max(1.0f, std::fabs(want)));
+  }
+}
+
 TEST(GraphOptimizer, RemappingFusesHardSwish) {
   SKIP_WHEN_OPTIMIZER_OFF();
   // Keras's hard_swish: x * relu6(x + 3) * (1 / 6), after a convolution and its bias.

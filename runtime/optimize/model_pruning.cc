@@ -1,6 +1,7 @@
-// Model pruning: Identity, StopGradient, Snapshot and PreventGradient pass their input on
-// unchanged at inference, and NoOp only gathers control dependencies; their consumers read the
-// input (or depend on the NoOp's dependencies) directly.
+// Model pruning: Identity, IdentityN, StopGradient, Snapshot and PreventGradient pass their
+// inputs on unchanged at inference (IdentityN output i is input i: what a tf.custom_gradient
+// such as Keras's swish leaves in a frozen graph), and NoOp only gathers control dependencies;
+// their consumers read the input (or depend on the NoOp's dependencies) directly.
 //
 // Left alone: a fetched node; one whose input or a consumer is on another device (there the
 // identity is where the copy happens); a reference input (Identity of a variable reads its
@@ -15,7 +16,8 @@ namespace {
 
 bool IsPassThrough(const Node* node) {
   const std::string& op = node->op();
-  return op == "Identity" || op == "StopGradient" || op == "Snapshot" || op == "PreventGradient";
+  return op == "Identity" || op == "IdentityN" || op == "StopGradient" || op == "Snapshot" ||
+         op == "PreventGradient";
 }
 
 // Whether every node that `node` touches runs on its device and none is control flow.
@@ -48,24 +50,34 @@ void AddControlEdgeOnce(Graph* graph, Node* src, Node* dst) {
   graph->AddControlEdge(src, dst);
 }
 
-// Rewires the consumers of pass-through `node` to its input; true when it was removed.
+// Rewires the consumers of pass-through `node`'s output i to its input i; true when it was
+// removed.
 bool RemovePassThrough(OptimizerContext* ctx, Node* node) {
-  const Edge* in = node->input_edge(0);
-  if (in == nullptr || IsRefType(in->src->output_type(in->src_output))) return false;
-  if (!NeighboursAllowRemoval(*ctx, node)) return false;
+  std::vector<std::pair<Node*, int>> inputs;  // output i's source: node and output
+  for (int i = 0; i < node->num_outputs(); ++i) {
+    const Edge* in = node->input_edge(i);
+    if (in == nullptr || IsRefType(in->src->output_type(in->src_output))) return false;
+    inputs.emplace_back(in->src, in->src_output);
+  }
+  if (inputs.empty() || !NeighboursAllowRemoval(*ctx, node)) return false;
   Graph* graph = ctx->graph;
-  Node* src = in->src;
-  const int src_output = in->src_output;
   const std::vector<Node*> controls = ControlSources(node);
-  std::vector<Node*> consumers;
-  for (const Edge* e : node->out_edges()) consumers.push_back(e->dst);
+  std::vector<Node*> consumers, control_consumers;
+  for (const Edge* e : node->out_edges()) {
+    consumers.push_back(e->dst);
+    if (e->IsControl()) control_consumers.push_back(e->dst);
+  }
   // The node's own control dependencies now hold for each consumer.
   for (Node* dst : consumers) {
     for (Node* c : controls) AddControlEdgeOnce(graph, c, dst);
   }
-  MoveDataOutEdges(graph, node, 0, src, src_output);
-  // "After the identity ran" becomes "after its input's producer ran".
-  MoveControlOutEdges(graph, node, src);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    MoveDataOutEdges(graph, node, static_cast<int>(i), inputs[i].first, inputs[i].second);
+  }
+  // "After the identity ran" becomes "after its inputs' producers ran".
+  for (Node* dst : control_consumers) {
+    for (const auto& [src, output] : inputs) AddControlEdgeOnce(graph, src, dst);
+  }
   graph->RemoveNode(node);
   return true;
 }

@@ -6,7 +6,7 @@
 // The activations compute as graphrt's own kernels do: Relu and Relu6 pass NaN on, Elu is
 // exp(x) - 1 below zero, LeakyRelu is x * alpha where x <= 0, and "_MklSwish" (TensorFlow's
 // name for x * sigmoid(x); also "_FusedSwish") multiplies by the logistic function, and
-// "_FusedHardSwish" is x * relu6(x + 3) * (1/6). For float, the activations without exp run
+// "_FusedHardSwish" is x * relu6(x + 3) * (1/6). For float, every activation but Tanh runs
 // vectorized (bias_activation.h).
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_FUSED_EPILOGUE_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_FUSED_EPILOGUE_H_
@@ -142,7 +142,7 @@ class FusedEpilogue {
   }
 
  private:
-  // The activations that bias_activation.h vectorizes (the ones without exp).
+  // The activations that bias_activation.h vectorizes (all but Tanh).
   bool VectorActivation(RowActivation* out) const {
     switch (activation_) {
       case Activation::kNone:
@@ -159,6 +159,15 @@ class FusedEpilogue {
         return true;
       case Activation::kHardSwish:
         *out = RowActivation::kHardSwish;
+        return true;
+      case Activation::kElu:
+        *out = RowActivation::kElu;
+        return true;
+      case Activation::kSigmoid:
+        *out = RowActivation::kSigmoid;
+        return true;
+      case Activation::kSwish:
+        *out = RowActivation::kSwish;
         return true;
       default:
         return false;

@@ -24,6 +24,13 @@ inline void Store(float* p, V v) { _mm256_storeu_ps(p, v); }
 inline V Broadcast(float x) { return _mm256_set1_ps(x); }
 inline V Add(V x, V y) { return _mm256_add_ps(x, y); }
 inline V Mul(V x, V y) { return _mm256_mul_ps(x, y); }
+inline V Sub(V x, V y) { return _mm256_sub_ps(x, y); }
+inline V Div(V x, V y) { return _mm256_div_ps(x, y); }
+// 2^n for integer-valued n in [-126, 127]; infinity for n = 128.
+inline V Pow2(V n) {
+  return _mm256_castsi256_ps(
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
 using M = __m256;  // a comparison's result
 inline M LessThan(V x, V y) { return _mm256_cmp_ps(x, y, _CMP_LT_OQ); }
 inline V Select(M m, V if_true, V if_false) { return _mm256_blendv_ps(if_false, if_true, m); }

@@ -22,6 +22,13 @@ inline void Store(float* p, V v) { _mm_storeu_ps(p, v); }
 inline V Broadcast(float x) { return _mm_set1_ps(x); }
 inline V Add(V x, V y) { return _mm_add_ps(x, y); }
 inline V Mul(V x, V y) { return _mm_mul_ps(x, y); }
+inline V Sub(V x, V y) { return _mm_sub_ps(x, y); }
+inline V Div(V x, V y) { return _mm_div_ps(x, y); }
+// 2^n for integer-valued n in [-126, 127]; infinity for n = 128.
+inline V Pow2(V n) {
+  return _mm_castsi128_ps(
+      _mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(n), _mm_set1_epi32(127)), 23));
+}
 using M = __m128;  // a comparison's result: all ones or all zeros per lane
 inline M LessThan(V x, V y) { return _mm_cmplt_ps(x, y); }
 inline V Select(M m, V if_true, V if_false) {
