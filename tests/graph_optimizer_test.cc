@@ -253,17 +253,19 @@ TEST(GraphOptimizer, RemappingFusesMatMulAndDepthwiseAndSwish) {
   EXPECT_EQ(DecisionOf(c.on.report, "out").op, "_FusedDepthwiseConv2dNative");
 }
 
-// Keras's swish in a frozen graph: tf.custom_gradient leaves IdentityN(x * sigmoid(x), x)
-// after it. Pruning removes the IdentityN, and the swish then fuses into the convolution.
+// Keras's swish in a frozen graph (tf-keras 2.15): x * sigmoid(beta * x) with a Const beta of 1,
+// and tf.custom_gradient's IdentityN(result, x, beta) after it. Pruning removes the IdentityN,
+// and the swish then fuses into the convolution.
 TEST(GraphOptimizer, PruningRemovesIdentityNSoCustomGradientSwishFuses) {
   SKIP_WHEN_OPTIMIZER_OFF();
   const std::string graph =
       Placeholder("x", {1, 5, 5, 3}) + FloatConst("w", {3, 3, 3, 4}, Random(108, 51)) +
       FloatConst("b", {4}, {0.5f, -0.5f, 0.25f, 1}) + Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
-      Op("bias", "BiasAdd", {"conv", "b"}) + Op("sig", "Sigmoid", {"bias"}) +
+      Op("bias", "BiasAdd", {"conv", "b"}) + FloatConst("beta", {}, {1.0f}) +
+      Op("scaled", "Mul", {"beta", "bias"}) + Op("sig", "Sigmoid", {"scaled"}) +
       Op("swish", "Mul", {"bias", "sig"}) +
-      "node { name: 'idn' op: 'IdentityN' input: 'swish' input: 'bias' "
-      "attr { key: 'T' value { list { type: DT_FLOAT type: DT_FLOAT } } } }\n" +
+      "node { name: 'idn' op: 'IdentityN' input: 'swish' input: 'bias' input: 'beta' "
+      "attr { key: 'T' value { list { type: DT_FLOAT type: DT_FLOAT type: DT_FLOAT } } } }\n" +
       Op("out", "Neg", {"idn"});
   Compared c = RunBothWays(graph, RandomTensor({1, 5, 5, 3}, 52), "out");
   EXPECT_TRUE(Contains(DecisionOf(c.on.report, "idn").reason,
@@ -271,7 +273,7 @@ TEST(GraphOptimizer, PruningRemovesIdentityNSoCustomGradientSwishFuses) {
       << DecisionOf(c.on.report, "idn").reason;
   EXPECT_EQ(DecisionOf(c.on.report, "swish").op, "_FusedConv2D");
   EXPECT_TRUE(Contains(DecisionOf(c.on.report, "swish").reason,
-                       "conv (Conv2D), bias (BiasAdd), sig (Sigmoid), swish (Mul)"))
+                       "conv (Conv2D), bias (BiasAdd), scaled (Mul), sig (Sigmoid), swish (Mul)"))
       << DecisionOf(c.on.report, "swish").reason;
   ASSERT_EQ(c.on.outputs.size(), 1u);
   // Against the formula, not only against the unfused graph.

@@ -4,9 +4,10 @@
 // convolution's explicit padding. Then Conv2D, DepthwiseConv2dNative or MatMul, a bias (BiasAdd,
 // or Add of a 1-D Const of the output's channels), optionally a residual Add of a tensor of the
 // same static shape, and optionally one activation (Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh,
-// swish x * sigmoid(x), or hard-swish x * relu6(x + 3) / 6) become one _FusedConv2D,
-// _FusedDepthwiseConv2dNative or _FusedMatMul node with TensorFlow's fused_ops attr, named after
-// the last node it replaces (so a fetch of the pattern's result still names it).
+// swish x * sigmoid(x) or Keras's x * sigmoid(1 * x), or hard-swish x * relu6(x + 3) / 6)
+// become one _FusedConv2D, _FusedDepthwiseConv2dNative or _FusedMatMul node with TensorFlow's
+// fused_ops attr, named after the last node it replaces (so a fetch of the pattern's result
+// still names it).
 //
 // A pattern is fused only when every intermediate tensor has exactly one reader (not fetched,
 // no control edges), every node runs on one device, and that device has a kernel for the fused
@@ -191,15 +192,32 @@ void MatchActivation(const OptimizerContext& ctx, Pattern* p) {
   }
   if (bias->out_edges().size() != 2 || p->addend != nullptr) return;
   if (MatchHardSwish(ctx, bias, p)) return;
-  // Swish: exactly two readers, a Sigmoid whose sole reader is the Mul, and that Mul.
+  // Swish: exactly two readers, a Sigmoid whose sole reader is the Mul, and that Mul. Keras
+  // (tf-keras 2.13 on) writes x * sigmoid(beta * x) with beta a Const 1: then the Sigmoid reads
+  // Mul(beta, x) instead of x.
   Node* sigmoid = nullptr;
+  Node* scaled = nullptr;  // Mul(1, x), or null
   Node* mul = nullptr;
   for (const Edge* e : bias->out_edges()) {
-    if (e->dst->op() == "Sigmoid") sigmoid = e->dst;
-    if (e->dst->op() == "Mul") mul = e->dst;
+    Node* dst = e->dst;
+    if (dst->op() == "Sigmoid") sigmoid = dst;
+    if (dst->op() != "Mul") continue;
+    Node* next = SoleConsumer(dst);
+    const Edge* other = OtherInput(dst, bias);
+    if (next != nullptr && next->op() == "Sigmoid" && other != nullptr &&
+        IsScalarConst(other->src, 1.0f)) {
+      scaled = dst;
+      sigmoid = next;
+    } else {
+      mul = dst;
+    }
   }
   if (sigmoid == nullptr || mul == nullptr || SoleConsumer(sigmoid) != mul) return;
-  if (DeviceOf(ctx, sigmoid) != device || DeviceOf(ctx, mul) != device) return;
+  if (OtherInput(mul, bias) == nullptr || OtherInput(mul, bias)->src != sigmoid) return;
+  for (Node* n : {scaled, sigmoid, mul}) {
+    if (n != nullptr && DeviceOf(ctx, n) != device) return;
+  }
+  if (scaled != nullptr) p->nodes.push_back(scaled);
   p->nodes.push_back(sigmoid);
   p->nodes.push_back(mul);
   p->fused_ops.push_back("_MklSwish");
