@@ -347,6 +347,26 @@ TEST(GraphOptimizer, BatchNormAndConstantMulFoldIntoWeights) {
   EXPECT_EQ(DecisionOf(on.report, "out").op, "_FusedConv2D");
   EXPECT_EQ(DecisionOf(plain.report, "bn").op, "FusedBatchNormV3");
 
+  // A Keras convolution with use_bias: Conv2D, BiasAdd, then the batch norm.
+  const std::string biased =
+      Placeholder("x", {2, 5, 5, 3}) + FloatConst("w", {3, 3, 3, 4}, Random(108, 15)) +
+      FloatConst("b", {4}, {0.3f, -0.1f, 0.05f, -0.4f}) +
+      FloatConst("scale", {4}, {0.5f, 1.5f, 2, 0.75f}) +
+      FloatConst("offset", {4}, {0.1f, -0.2f, 0.3f, 0}) +
+      FloatConst("mean", {4}, {0.05f, -0.1f, 0.2f, 0.4f}) +
+      FloatConst("var", {4}, {1, 0.5f, 2, 0.25f}) + Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
+      Op("bias", "BiasAdd", {"conv", "b"}) +
+      Op("bn", "FusedBatchNormV3", {"bias", "scale", "offset", "mean", "var"}, bn_attrs) +
+      Op("out", "Relu", {"bn"});
+  on = RunGraph(biased, {{"x", x}}, {"out"}, SessionConfig());
+  plain = RunGraph(biased, {{"x", x}}, {"out"}, off);
+  ExpectNear(on.outputs[0], plain.outputs[0], 1e-5f);
+  EXPECT_TRUE(Contains(DecisionOf(on.report, "bn").reason,
+                       "arithmetic_optimization: bn (BiasAdd) replaces conv (Conv2D), bias "
+                       "(BiasAdd), bn (FusedBatchNormV3)"))
+      << DecisionOf(on.report, "bn").reason;
+  EXPECT_EQ(DecisionOf(on.report, "out").op, "_FusedConv2D");
+
   const std::string mul_graph = Placeholder("x", {3, 4}) + FloatConst("w", {4, 2}, Random(8, 13)) +
                                 FloatConst("k", {2}, {2, -0.5f}) + Op("mm", "MatMul", {"x", "w"}) +
                                 Op("scaled", "Mul", {"mm", "k"}) + Op("out", "Neg", {"scaled"});
@@ -398,6 +418,20 @@ TEST(GraphOptimizer, RemappingFoldsPadAndFusesResidualAddRelu) {
   EXPECT_TRUE(Contains(DecisionOf(on.report, "conv").reason,
                        "remapping: conv (Conv2D) replaces pad (Pad), conv (Conv2D)"))
       << DecisionOf(on.report, "conv").reason;
+
+  // The same with the batch unknown, as in a network's input: both sides of the Add carry the
+  // placeholder's batch, so their shapes are equal symbolically and the Add still fuses.
+  std::string unknown_batch = same;
+  const std::string batch_one = "dim { size: 1 } dim { size: 6 }";
+  unknown_batch.replace(unknown_batch.find(batch_one), batch_one.size(),
+                        "dim { size: -1 } dim { size: 6 }");
+  Tensor x3 = RandomTensor({3, 6, 6, 4}, 24);
+  on = RunGraph(unknown_batch, {{"x", x3}}, {"out"}, SessionConfig());
+  plain = RunGraph(unknown_batch, {{"x", x3}}, {"out"}, off);
+  ExpectNear(on.outputs[0], plain.outputs[0], 1e-5f);
+  EXPECT_TRUE(Contains(DecisionOf(on.report, "out").reason,
+                       "conv (Conv2D), bias (BiasAdd), sum (AddV2), out (Relu)"))
+      << DecisionOf(on.report, "out").reason;
 
   // Shapes that differ: the sum cannot be computed at all (TensorFlow would fail too), so only
   // check that the Add was not fused with a shape it cannot take.

@@ -2,7 +2,8 @@
 // is a Const:
 //   FusedBatchNorm (V1-V3, inference): y = (x - mean) * scale / sqrt(variance + epsilon) + offset
 //     becomes a filter scaled per output channel by s = scale / sqrt(variance + epsilon) and a
-//     BiasAdd of offset - mean * s;
+//     BiasAdd of offset - mean * s; with a BiasAdd of a Const b between the product and the
+//     batch norm (a Keras convolution with use_bias), of offset + (b - mean) * s;
 //   Mul by a Const scalar or vector of the output channels: the filter scaled by it.
 // The remapper then fuses the BiasAdd (and what follows) into the product.
 //
@@ -78,6 +79,20 @@ bool MatchProduct(const OptimizerContext& ctx, Node* root, Candidate* c) {
   return c->channels > 0;
 }
 
+// Whether `node` is a BiasAdd (NHWC) of `root`'s output that only its one reader sees: no
+// fetch, no control edges.
+bool IsFoldableBiasAdd(const OptimizerContext& ctx, const Node* node, const Node* root) {
+  if (node->op() != "BiasAdd" || IsFetched(node) || HasControlInEdges(node) ||
+      HasControlOutEdges(node)) {
+    return false;
+  }
+  std::string format = "NHWC";
+  if (!GetNodeAttrOr(node->def(), "data_format", &format).ok() || format != "NHWC") return false;
+  const Edge* in = node->input_edge(0);
+  const Node* b = InputNode(node, 1);
+  return in != nullptr && in->src == root && b != nullptr && DeviceOf(ctx, b) == DeviceOf(ctx, node);
+}
+
 // Points the product at a new Const filter (the old one goes when nothing else reads it).
 Status ReplaceFilter(OptimizerContext* ctx, Node* root, const Tensor& filter) {
   Graph* graph = ctx->graph;
@@ -92,9 +107,10 @@ Status ReplaceFilter(OptimizerContext* ctx, Node* root, const Tensor& filter) {
   return Status::OK();
 }
 
-// Batch norm (inference) after the product: the scale into the filter, the rest into a
-// BiasAdd that takes the batch norm's name.
-Status FoldBatchNorm(OptimizerContext* ctx, const Candidate& c, Node* bn,
+// Batch norm (inference) after the product, or after `pre_bias` (a BiasAdd of a Const, null when
+// there is none) after the product: the scale into the filter, the rest into a BiasAdd that
+// takes the batch norm's name.
+Status FoldBatchNorm(OptimizerContext* ctx, const Candidate& c, Node* pre_bias, Node* bn,
                      std::vector<RewriteRecord>* records) {
   bool training = true;
   float epsilon = 1e-4f;
@@ -115,11 +131,24 @@ Status FoldBatchNorm(OptimizerContext* ctx, const Candidate& c, Node* bn,
       return Status::OK();
     }
   }
+  std::vector<float> shift(static_cast<size_t>(c.channels), 0.0f);  // b, or zeros
+  if (pre_bias != nullptr) {
+    Tensor b;
+    Node* b_node = InputNode(pre_bias, 1);
+    if (b_node == nullptr || !IsConst(b_node, &b) || b.dtype() != ::tensorflow::DT_FLOAT ||
+        b.dims() != 1 || b.dim_size(0) != c.channels) {
+      return Status::OK();
+    }
+    shift.assign(b.data<float>(), b.data<float>() + c.channels);
+  }
   std::vector<float> scale(static_cast<size_t>(c.channels));
   Tensor bias = Tensor::Vector<float>(std::vector<float>(scale.size()));
   for (int64_t k = 0; k < c.channels; ++k) {
     scale[k] = params[0].data<float>()[k] / std::sqrt(params[3].data<float>()[k] + epsilon);
-    bias.data<float>()[k] = params[1].data<float>()[k] - params[2].data<float>()[k] * scale[k];
+    bias.data<float>()[k] =
+        pre_bias == nullptr
+            ? params[1].data<float>()[k] - params[2].data<float>()[k] * scale[k]
+            : params[1].data<float>()[k] + (shift[k] - params[2].data<float>()[k]) * scale[k];
   }
   Graph* graph = ctx->graph;
   Device* device = DeviceOf(*ctx, bn);
@@ -128,6 +157,10 @@ Status FoldBatchNorm(OptimizerContext* ctx, const Candidate& c, Node* bn,
                        "BiasAdd",
                        {c.root->name(), bn->name()},
                        {c.root->op(), bn->op()}};
+  if (pre_bias != nullptr) {
+    record.replaced.insert(record.replaced.begin() + 1, pre_bias->name());
+    record.replaced_ops.insert(record.replaced_ops.begin() + 1, pre_bias->op());
+  }
   GRT_RETURN_IF_ERROR(
       ReplaceFilter(ctx, c.root, ScaledFilter(c.filter, scale, c.channels, c.per_row)));
   // The BiasAdd takes the batch norm's name, readers and control edges.
@@ -151,6 +184,7 @@ Status FoldBatchNorm(OptimizerContext* ctx, const Candidate& c, Node* bn,
   SetNodeAttr(&def, "T", ::tensorflow::DT_FLOAT);
   SetNodeAttr(&def, "data_format", "NHWC");
   RemoveNodeAndDeadConsts(graph, bn);
+  if (pre_bias != nullptr) RemoveNodeAndDeadConsts(graph, pre_bias);
   GRT_ASSIGN_OR_RETURN(Node * bias_add, AddNodeOnDevice(ctx, std::move(def), device));
   GRT_ASSIGN_OR_RETURN(Node * bias_const,
                        AddConst(ctx, StrCat(name, "/folded_bias"), bias, device));
@@ -209,7 +243,13 @@ Status FoldIntoWeights(OptimizerContext* ctx, std::vector<RewriteRecord>* record
     Node* next = SoleConsumer(root);
     if (next == nullptr || DeviceOf(*ctx, next) != DeviceOf(*ctx, root)) continue;
     if (IsBatchNorm(next) && next->input_edge(0) != nullptr && next->input_edge(0)->src == root) {
-      GRT_RETURN_IF_ERROR(FoldBatchNorm(ctx, c, next, records));
+      GRT_RETURN_IF_ERROR(FoldBatchNorm(ctx, c, nullptr, next, records));
+    } else if (IsFoldableBiasAdd(*ctx, next, root)) {
+      Node* bn = SoleConsumer(next);
+      if (bn != nullptr && IsBatchNorm(bn) && DeviceOf(*ctx, bn) == DeviceOf(*ctx, next) &&
+          bn->input_edge(0) != nullptr && bn->input_edge(0)->src == next) {
+        GRT_RETURN_IF_ERROR(FoldBatchNorm(ctx, c, next, bn, records));
+      }
     } else if (next->op() == "Mul") {
       GRT_RETURN_IF_ERROR(FoldMul(ctx, c, next, records));
     }

@@ -88,9 +88,41 @@ bool MatchBias(const OptimizerContext& ctx, Node* root, Pattern* p) {
   return true;
 }
 
-// A residual Add after the bias node: its other input has the bias output's static shape, so
-// that the fused kernel adds it element by element.
-void MatchResidualAdd(const OptimizerContext& ctx, const ShapeMap& shapes, Pattern* p) {
+// Static shapes two ways: `known` as shape inference gives them, and `symbolic` with each
+// unknown dimension of a Placeholder or _Arg replaced by a value of its own that no real
+// dimension has (kSymbolBase + k), which shape inference carries through: two tensors whose
+// symbolic shapes are equal have equal shapes at run time (the batch dimension of a network's
+// input reaching both sides of a residual Add, say), as in Grappler's symbolic shapes.
+struct Shapes {
+  ShapeMap known, symbolic;
+};
+constexpr int64_t kSymbolBase = int64_t{1} << 24;
+
+Shapes InferShapes(const OptimizerContext& ctx, const std::vector<Node*>& order) {
+  Shapes shapes;
+  shapes.known.resize(static_cast<size_t>(ctx.graph->num_node_ids()));
+  shapes.symbolic.resize(shapes.known.size());
+  int64_t symbols = 0;
+  for (Node* n : order) {
+    InferShape(ctx, n, &shapes.known);
+    InferShape(ctx, n, &shapes.symbolic);
+    if (n->op() != "Placeholder" && !n->IsArg()) continue;
+    for (PartialTensorShape& shape : shapes.symbolic[n->id()]) {
+      if (shape.unknown_rank()) continue;
+      std::vector<int64_t> dims = shape.dim_sizes();
+      for (int64_t& d : dims) {
+        if (d < 0) d = kSymbolBase + symbols++;
+      }
+      shape = PartialTensorShape(dims);
+    }
+  }
+  return shapes;
+}
+
+// A residual Add after the bias node: its other input has the bias output's static shape (known,
+// or symbolically equal), so that the fused kernel adds it element by element. (The kernel
+// checks the shapes again at run time.)
+void MatchResidualAdd(const OptimizerContext& ctx, const Shapes& shapes, Pattern* p) {
   Node* bias = p->nodes.back();
   if (HasControlOutEdges(bias) || IsFetched(bias)) return;
   Node* add = SoleConsumer(bias);
@@ -101,17 +133,18 @@ void MatchResidualAdd(const OptimizerContext& ctx, const ShapeMap& shapes, Patte
   if (a == nullptr || b == nullptr || (a->src == bias && b->src == bias)) return;
   const Edge* other = a->src == bias ? b : a;
   if (DeviceOf(ctx, other->src) != DeviceOf(ctx, bias)) return;
-  auto shape_of = [&](const Node* n, int output) -> PartialTensorShape {
-    if (n->id() >= static_cast<int>(shapes.size())) return PartialTensorShape();
-    const auto& s = shapes[n->id()];
-    return output < static_cast<int>(s.size()) ? s[output] : PartialTensorShape();
+  auto same = [&](const ShapeMap& map) {
+    auto shape_of = [&](const Node* n, int output) -> PartialTensorShape {
+      if (n->id() >= static_cast<int>(map.size())) return PartialTensorShape();
+      const auto& s = map[n->id()];
+      return output < static_cast<int>(s.size()) ? s[output] : PartialTensorShape();
+    };
+    const PartialTensorShape mine = shape_of(bias, 0);
+    const PartialTensorShape theirs = shape_of(other->src, other->src_output);
+    return mine.IsFullyDefined() && theirs.IsFullyDefined() &&
+           mine.dim_sizes() == theirs.dim_sizes();
   };
-  const PartialTensorShape mine = shape_of(bias, 0);
-  const PartialTensorShape theirs = shape_of(other->src, other->src_output);
-  if (!mine.IsFullyDefined() || !theirs.IsFullyDefined() ||
-      mine.dim_sizes() != theirs.dim_sizes()) {
-    return;
-  }
+  if (!same(shapes.known) && !same(shapes.symbolic)) return;
   p->addend = other;
   p->nodes.push_back(add);
   p->fused_ops.push_back("Add");
@@ -224,7 +257,7 @@ void MatchActivation(const OptimizerContext& ctx, Pattern* p) {
 }
 
 // Replaces the pattern rooted at `root` by its fused node.
-Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p, ShapeMap* shapes,
+Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p, Shapes* shapes,
             std::vector<RewriteRecord>* records) {
   Graph* graph = ctx->graph;
   Node* last = p.nodes.back();
@@ -280,13 +313,18 @@ Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p, ShapeMap* shape
       readers.push_back({e->dst, e->dst_input});
     }
   }
-  std::vector<PartialTensorShape> out_shapes;
-  if (last->id() < static_cast<int>(shapes->size())) out_shapes = (*shapes)[last->id()];
+  std::vector<PartialTensorShape> out_shapes, out_symbolic;
+  if (last->id() < static_cast<int>(shapes->known.size())) {
+    out_shapes = shapes->known[last->id()];
+    out_symbolic = shapes->symbolic[last->id()];
+  }
   for (Node* n : p.nodes) graph->RemoveNode(n);
   GRT_ASSIGN_OR_RETURN(Node * fused, AddNodeOnDevice(ctx, std::move(def), device));
   // A later residual Add may read the fused node: it has the shape of the node it replaced.
-  shapes->resize(static_cast<size_t>(graph->num_node_ids()));
-  (*shapes)[fused->id()] = out_shapes;
+  shapes->known.resize(static_cast<size_t>(graph->num_node_ids()));
+  shapes->symbolic.resize(shapes->known.size());
+  shapes->known[fused->id()] = out_shapes;
+  shapes->symbolic[fused->id()] = out_symbolic;
   for (size_t i = 0; i < sources.size(); ++i) {
     graph->AddEdge(sources[i].node, sources[i].output, fused, static_cast<int>(i));
   }
@@ -366,11 +404,9 @@ Status FoldPadIntoConv(OptimizerContext* ctx, Node* conv, std::vector<RewriteRec
 Status Remap(OptimizerContext* ctx, std::vector<RewriteRecord>* records) {
   // By id: nodes fused earlier are gone (their pointers dangle), the order lists them still.
   std::vector<int> ids;
-  ShapeMap shapes(static_cast<size_t>(ctx->graph->num_node_ids()));
-  for (Node* n : TopologicalOrder(*ctx->graph)) {
-    ids.push_back(n->id());
-    InferShape(*ctx, n, &shapes);
-  }
+  const std::vector<Node*> order = TopologicalOrder(*ctx->graph);
+  for (Node* n : order) ids.push_back(n->id());
+  Shapes shapes = InferShapes(*ctx, order);
   for (int id : ids) {
     Node* root = ctx->graph->node(id);
     if (root == nullptr || FusedOpFor(root->op()) == nullptr) continue;
