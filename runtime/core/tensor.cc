@@ -45,7 +45,9 @@ void DestroyAll(void* data, int64_t n) {
 
 // Large buffers are kept after use, by size, and handed out again: a steady-state Run then
 // reuses memory that is already mapped instead of faulting in fresh pages for every
-// intermediate tensor (glibc returns large blocks to the OS on free).
+// intermediate tensor (glibc returns large blocks to the OS on free). A request takes the
+// smallest kept buffer that holds it, up to half as large again as asked, so that tensors of
+// different sizes share buffers and the cache stays near a Run's peak of live tensors.
 class BufferCache {
  public:
   static constexpr size_t kMinCachedBytes = 64 << 10;
@@ -62,26 +64,29 @@ class BufferCache {
     return bytes == 0 ? kTensorAlignment : (bytes + unit - 1) / unit * unit;
   }
 
-  void* Take(size_t rounded) {
+  // A buffer of at least `rounded` bytes; *capacity says how many it has.
+  void* Take(size_t rounded, size_t* capacity) {
+    *capacity = rounded;
     if (rounded >= kMinCachedBytes) {
       std::lock_guard<std::mutex> lock(mu_);
-      auto it = free_.find(rounded);
-      if (it != free_.end()) {
+      auto it = free_.lower_bound(rounded);
+      if (it != free_.end() && it->first <= rounded + rounded / 2) {
         void* p = it->second;
+        *capacity = it->first;
+        cached_ -= it->first;
         free_.erase(it);
-        cached_ -= rounded;
         return p;
       }
     }
     return std::aligned_alloc(kTensorAlignment, rounded);
   }
 
-  void Give(void* p, size_t rounded) {
-    if (rounded >= kMinCachedBytes) {
+  void Give(void* p, size_t capacity) {
+    if (capacity >= kMinCachedBytes) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (cached_ + rounded <= kMaxCachedBytes) {
-        free_.emplace(rounded, p);
-        cached_ += rounded;
+      if (cached_ + capacity <= kMaxCachedBytes) {
+        free_.emplace(capacity, p);
+        cached_ += capacity;
         return;
       }
     }
@@ -103,13 +108,13 @@ std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DataType dtype, int64_t num
     return nullptr;
   }
   size_t bytes = static_cast<size_t>(num_elements) * elem;
-  size_t rounded = BufferCache::RoundUp(bytes);
-  void* data = BufferCache::Get()->Take(rounded);
+  size_t capacity = 0;
+  void* data = BufferCache::Get()->Take(BufferCache::RoundUp(bytes), &capacity);
   if (data == nullptr) return nullptr;
   std::shared_ptr<TensorBuffer> buffer(new TensorBuffer());
   buffer->data_ = data;
   buffer->bytes_ = bytes;
-  buffer->capacity_ = rounded;
+  buffer->capacity_ = capacity;
   buffer->dtype_ = BaseType(dtype);
   buffer->num_elements_ = num_elements;
   switch (buffer->dtype_) {

@@ -399,7 +399,7 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
     padded.in_cols = cols;
     padded.pad_top = 0;
     padded.pad_left = 0;
-    std::unique_ptr<C[]> copy(new C[g.batch * rows * cols * g.depth]);
+    ScratchBuffer<C> copy(g.batch * rows * cols * g.depth);
     ctx->ParallelFor(g.batch * rows, cols * g.depth, [&](int64_t first, int64_t last) {
       for (int64_t r = first; r < last; ++r) {
         const int64_t n = r / rows;
@@ -439,13 +439,13 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
   };
   if (blocks < 2 * threads) {
     // Too few blocks to share out: let each GEMM use the threads instead.
-    std::unique_ptr<C[]> patches(new C[block * patch_len]);
+    ScratchBuffer<C> patches(block * patch_len);
     for (int64_t b = 0; b < blocks; ++b) run_block(b, patches.get(), true);
     return;
   }
   ctx->ParallelFor(blocks, block * patch_len * group_out * groups,
                    [&](int64_t first, int64_t last) {
-                     std::unique_ptr<C[]> patches(new C[block * patch_len]);
+                     ScratchBuffer<C> patches(block * patch_len);
                      for (int64_t b = first; b < last; ++b) run_block(b, patches.get(), false);
                    });
 }
@@ -575,13 +575,13 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
       std::max(g.pad_left + g.in_cols,
                (g.out_cols - 1) * stride + (g.window_cols - 1) * g.dilation_cols + 1);
   const int64_t phase_len = (padded_cols + stride - 1) / stride * out_depth;
-  std::unique_ptr<C[]> arranged;
+  std::unique_ptr<ScratchBuffer<C>> arranged;
   if (!unit) {
     const int64_t rows = g.batch * g.in_rows;
-    arranged.reset(new C[rows * stride * phase_len]);
+    arranged = std::make_unique<ScratchBuffer<C>>(rows * stride * phase_len);
     ctx->ParallelFor(rows, stride * phase_len, [&](int64_t first, int64_t last) {
       for (int64_t r = first; r < last; ++r) {
-        C* dst = arranged.get() + r * stride * phase_len;
+        C* dst = arranged->get() + r * stride * phase_len;
         std::fill(dst, dst + stride * phase_len, C(0));
         const C* src_row = in + r * g.in_cols * g.depth;
         for (int64_t iw = 0; iw < g.in_cols; ++iw) {
@@ -644,7 +644,7 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
             srcs[used] =
                 in + ((n * g.in_rows + ih) * g.in_cols + inner0 - g.pad_left + offset) * g.depth;
           } else {
-            srcs[used] = arranged.get() + (n * g.in_rows + ih) * stride * phase_len +
+            srcs[used] = arranged->get() + (n * g.in_rows + ih) * stride * phase_len +
                          (offset % stride) * phase_len + (offset / stride) * out_depth;
           }
           weights[used] = tiled.get() + (kh * g.window_cols + kw) * period;

@@ -1,11 +1,14 @@
 // Helpers shared by the CPU nn kernels (convolution, pooling, batch norm, resize): the NCHW <->
-// NHWC transposes and the float working copies that half and bfloat16 are computed through. The
+// NHWC transposes, the float working copies that half and bfloat16 are computed through, and
+// scratch memory. The
 // window geometry they share with the OpenCL kernels is in runtime/kernels/common/window.h.
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_NN_UTIL_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_NN_UTIL_H_
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -33,6 +36,22 @@ struct ComputeTypeOf<bfloat16> {
 };
 template <typename T>
 using ComputeType = typename ComputeTypeOf<T>::type;
+
+// Scratch memory for a kernel's intermediate values (a patch matrix, a padded copy), from the
+// buffer cache that tensors come from: a steady-state Run reuses memory that is already mapped
+// instead of faulting in fresh pages each time. Throws std::bad_alloc, as new[] does.
+template <typename C>
+class ScratchBuffer {
+ public:
+  explicit ScratchBuffer(int64_t n)
+      : buffer_(TensorBuffer::Allocate(DataTypeToEnum<C>::value, std::max<int64_t>(n, 1))) {
+    if (buffer_ == nullptr) throw std::bad_alloc();
+  }
+  C* get() const { return static_cast<C*>(buffer_->data()); }
+
+ private:
+  std::shared_ptr<TensorBuffer> buffer_;
+};
 
 template <typename T>
 inline constexpr bool kIsReducedFloat =
