@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -356,11 +357,44 @@ void DirectConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t out_d
   });
 }
 
+// A fused convolution's epilogue (bias, residual, activation) over output rows [first, first +
+// count) of [pixels, out_depth], `rows` pointing at the first.
+using RowsEpilogue = std::function<void(int64_t first, int64_t count, float* rows)>;
+
+// `epilogue` over all `pixels` rows of `out`, shared out over the threads.
+inline void EpilogueOverRows(const OpKernelContext* ctx, const RowsEpilogue& epilogue,
+                             int64_t pixels, int64_t out_depth, float* out) {
+  const int64_t rows_per_block = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_depth, 1));
+  const int64_t blocks = (pixels + rows_per_block - 1) / rows_per_block;
+  ctx->ParallelFor(blocks, rows_per_block * out_depth * 8, [&](int64_t first, int64_t last) {
+    for (int64_t b = first; b < last; ++b) {
+      const int64_t r0 = b * rows_per_block;
+      epilogue(r0, std::min(rows_per_block, pixels - r0), out + r0 * out_depth);
+    }
+  });
+}
+
 // out[N*OH*OW, out_depth] = conv(in NHWC, filter HWIO) in compute type C. `weights`, when
-// given, keeps a constant float filter packed from one Run to the next.
+// given, keeps a constant float filter packed from one Run to the next. `epilogue`, when given
+// (float only), runs over each block of output rows as soon as it is computed, while it is
+// still in cache.
 template <typename C>
 void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth, int64_t out_depth,
-              const C* in, const C* filter, C* out, PackedWeights* weights) {
+              const C* in, const C* filter, C* out, PackedWeights* weights,
+              const RowsEpilogue* epilogue) {
+  // The epilogue over rows [first, first + count), where there is one.
+  auto finish = [&](int64_t first, int64_t count) {
+    if constexpr (std::is_same<C, float>::value) {
+      if (epilogue != nullptr) (*epilogue)(first, count, out + first * out_depth);
+    }
+  };
+  auto finish_all = [&] {
+    if constexpr (std::is_same<C, float>::value) {
+      if (epilogue != nullptr) {
+        EpilogueOverRows(ctx, *epilogue, g.batch * g.out_rows * g.out_cols, out_depth, out);
+      }
+    }
+  };
   const int64_t groups = g.depth / patch_depth;
   const int64_t group_out = out_depth / groups;
   const int64_t pixels = g.batch * g.out_rows * g.out_cols;
@@ -377,12 +411,34 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
   const bool pointwise = g.window_rows == 1 && g.window_cols == 1 && g.stride_rows == 1 &&
                          g.stride_cols == 1 && g.pad_top == 0 && g.pad_left == 0 &&
                          g.out_rows == g.in_rows && g.out_cols == g.in_cols;
+  const int threads = ctx->device()->intra_op_threads();
   if (pointwise) {
+    // With an epilogue: blocks of rows, each multiplied and finished on one thread, when there
+    // are enough of them to share out.
+    constexpr int64_t kPointwiseRows = 240;  // whole register tiles on every path
+    const int64_t chunks = (pixels + kPointwiseRows - 1) / kPointwiseRows;
+    if (epilogue != nullptr && groups == 1 && chunks >= 2 * threads) {
+      ctx->ParallelFor(chunks, kPointwiseRows * patch_depth * out_depth,
+                       [&](int64_t first, int64_t last) {
+                         for (int64_t c = first; c < last; ++c) {
+                           const int64_t r0 = c * kPointwiseRows;
+                           const int64_t count = std::min(kPointwiseRows, pixels - r0);
+                           GemmOnThisThread<C>({in + r0 * g.depth, count, patch_depth, g.depth},
+                                               false, {filter, patch_depth, out_depth, out_depth},
+                                               false, {out + r0 * out_depth, count, out_depth,
+                                                       out_depth},
+                                               prepacked);
+                           finish(r0, count);
+                         }
+                       });
+      return;
+    }
     for (int64_t grp = 0; grp < groups; ++grp) {
       Gemm<C>(ctx, {in + grp * patch_depth, pixels, patch_depth, g.depth}, false,
               {filter + grp * group_out, patch_depth, group_out, out_depth}, false,
               {out + grp * group_out, pixels, group_out, out_depth}, prepacked);
     }
+    finish_all();
     return;
   }
   if (DirectConvApplies<C>(g, patch_depth, out_depth)) {
@@ -390,6 +446,7 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
     const int64_t cols = SpannedExtent(g.out_cols, g.stride_cols, g.window_cols, g.dilation_cols);
     if (g.pad_top == 0 && g.pad_left == 0 && rows <= g.in_rows && cols <= g.in_cols) {
       DirectConvNhwc<C>(ctx, g, out_depth, in, filter, out);
+      finish_all();
       return;
     }
     // Windows reach into the padding: run on a zero-padded copy of the input (the size of the
@@ -415,13 +472,13 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
       }
     });
     DirectConvNhwc<C>(ctx, padded, out_depth, copy.get(), filter, out);
+    finish_all();
     return;
   }
 
   int64_t block = std::max<int64_t>(8, kPatchBlockBytes / (patch_len * sizeof(C)));
   block = std::min(block, pixels);
   const int64_t blocks = (pixels + block - 1) / block;
-  const int threads = ctx->device()->intra_op_threads();
   auto run_block = [&](int64_t b, C* patches, bool parallel_gemm) {
     const int64_t first = b * block;
     const int64_t count = std::min(block, pixels - first);
@@ -436,6 +493,7 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
         GemmOnThisThread<C>(a, false, f, false, o, prepacked);
       }
     }
+    finish(first, count);
   };
   if (blocks < 2 * threads) {
     // Too few blocks to share out: let each GEMM use the threads instead.
@@ -493,18 +551,41 @@ class Conv2DOp : public OpKernel {
     }
     Window2D g;
     GRT_RETURN_IF_ERROR(attrs_.Geometry(input.shape(), filter.dim_size(0), filter.dim_size(1), &g));
+    const TensorShape out_shape = attrs_.OutputShape(g, out_depth);
+    RowsEpilogue epilogue;
+    GRT_RETURN_IF_ERROR(BindEpilogue(*ctx, out_shape, out_depth, &epilogue));
+    const RowsEpilogue* rows_epilogue = epilogue ? &epilogue : nullptr;
     Tensor* out = nullptr;
-    GRT_RETURN_IF_ERROR(ctx->allocate_output(kOutput, attrs_.OutputShape(g, out_depth), &out));
+    GRT_RETURN_IF_ERROR(ctx->allocate_output(kOutput, out_shape, &out));
     if (out->NumElements() == 0) return Status::OK();
     if (in_depth == 0) {
       std::fill(out->data<T>(), out->data<T>() + out->NumElements(), T(0));
+      if constexpr (std::is_same<T, float>::value) {
+        if (rows_epilogue != nullptr) {
+          EpilogueOverRows(ctx, epilogue, out->NumElements() / out_depth, out_depth,
+                           out->data<float>());
+        }
+      }
       return Status::OK();
     }
     using C = ComputeType<T>;
     return RunInNhwc<T>(ctx, attrs_, g, out_depth, input, filter, out,
                         [&](const C* in, const C* f, C* o) {
-                          ConvNhwc<C>(ctx, g, patch_depth, out_depth, in, f, o, weights_.get());
+                          ConvNhwc<C>(ctx, g, patch_depth, out_depth, in, f, o, weights_.get(),
+                                      rows_epilogue);
                         });
+  }
+
+ protected:
+  // A fused convolution's epilogue for an output of `out_shape` (NHWC), checked before anything
+  // is computed; left empty by the plain convolution.
+  virtual Status BindEpilogue(const OpKernelContext& ctx, const TensorShape& out_shape,
+                              int64_t out_depth, RowsEpilogue* epilogue) const {
+    (void)ctx;
+    (void)out_shape;
+    (void)out_depth;
+    (void)epilogue;
+    return Status::OK();
   }
 
  private:
@@ -734,13 +815,29 @@ class FusedConvOp : public Conv {
 
   Status Compute(OpKernelContext* ctx) override {
     GRT_RETURN_IF_ERROR(Conv::Compute(ctx));
+    // Conv2D runs the epilogue itself, block by block (BindEpilogue).
+    if constexpr (kEpilogueInside) return Status::OK();
     Tensor& out = ctx->outputs()[kOutput].tensor;
     const int64_t channels = out.dims() == 4 ? out.dim_size(3) : 0;
     return epilogue_.Run(ctx, channels == 0 ? 0 : out.NumElements() / channels, channels,
                          "channels", &out);
   }
 
+ protected:
+  Status BindEpilogue(const OpKernelContext& ctx, const TensorShape& out_shape, int64_t out_depth,
+                      RowsEpilogue* epilogue) const {
+    const float* bias = nullptr;
+    const float* addend = nullptr;
+    GRT_RETURN_IF_ERROR(epilogue_.Check(ctx, out_shape, out_depth, "channels", &bias, &addend));
+    *epilogue = [this, bias, addend, out_depth](int64_t first, int64_t count, float* rows) {
+      epilogue_.ApplyRows(bias, addend == nullptr ? nullptr : addend + first * out_depth, count,
+                          out_depth, rows);
+    };
+    return Status::OK();
+  }
+
  private:
+  static constexpr bool kEpilogueInside = std::is_same<Conv, Conv2DOp<float>>::value;
   FusedEpilogue epilogue_;
 };
 

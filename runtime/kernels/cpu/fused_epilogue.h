@@ -82,66 +82,79 @@ class FusedEpilogue {
   bool residual() const { return residual_; }
 
   // Checks args[0] (the bias, `channels` long: `what` names them in the error) and args[1] (the
-  // residual, when there is one) against `out`, the product seen as [rows, channels] (inputs 2
-  // and 3 of the kernel), then applies the epilogue to `out` in place.
-  Status Run(OpKernelContext* ctx, int64_t rows, int64_t channels, const char* what,
-             Tensor* out) const {
-    const Tensor& bias = ctx->input(2);
-    if (bias.dims() != 1 || bias.dim_size(0) != channels) {
+  // residual, when there is one) against an output of shape `out` (inputs 2 and 3 of the
+  // kernel), and points *bias and *addend (null without a residual) at their values.
+  Status Check(const OpKernelContext& ctx, const TensorShape& out, int64_t channels,
+               const char* what, const float** bias, const float** addend) const {
+    const Tensor& b = ctx.input(2);
+    if (b.dims() != 1 || b.dim_size(0) != channels) {
       return InvalidArgument("bias must be a vector of the output's ", channels, " ", what,
-                             ", got ", bias.shape().DebugString());
+                             ", got ", b.shape().DebugString());
     }
-    const float* addend = nullptr;
+    *bias = b.data<float>();
+    *addend = nullptr;
     if (residual_) {
-      const Tensor& other = ctx->input(3);
-      if (other.shape() != out->shape()) {
+      const Tensor& other = ctx.input(3);
+      if (other.shape() != out) {
         return InvalidArgument("the residual addend has shape ", other.shape().DebugString(),
-                               ", the output ", out->shape().DebugString());
+                               ", the output ", out.DebugString());
       }
-      addend = other.data<float>();
+      *addend = other.data<float>();
     }
-    if (out->NumElements() == 0) return Status::OK();
-    Apply<float>(ctx, bias.data<float>(), addend, rows, channels, out->data<float>());
     return Status::OK();
   }
 
-  // out[r, c] = activation(out[r, c] + bias[c] (+ addend[r, c])). REQUIRES: bias has `channels`
-  // elements; addend, when residual(), has rows * channels.
-  template <typename T>
-  void Apply(const OpKernelContext* ctx, const T* bias, const T* addend, int64_t rows,
-             int64_t channels, T* out) const {
+  // Checks the arguments (Check), then applies the epilogue to `out`, the product seen as
+  // [rows, channels], in place.
+  Status Run(OpKernelContext* ctx, int64_t rows, int64_t channels, const char* what,
+             Tensor* out) const {
+    const float* bias = nullptr;
+    const float* addend = nullptr;
+    GRT_RETURN_IF_ERROR(Check(*ctx, out->shape(), channels, what, &bias, &addend));
+    if (out->NumElements() == 0) return Status::OK();
+    Apply(ctx, bias, addend, rows, channels, out->data<float>());
+    return Status::OK();
+  }
+
+  // out[r, c] = activation(out[r, c] + bias[c] (+ addend[r, c])) for `rows` rows, on the calling
+  // thread. REQUIRES: bias has `channels` elements; addend is null or has rows * channels.
+  void ApplyRows(const float* bias, const float* addend, int64_t rows, int64_t channels,
+                 float* out) const {
+    RowActivation vector_activation;
+    if (VectorActivation(&vector_activation)) {
+      BiasActivationArgs args;
+      args.bias = bias;
+      args.addend = addend;
+      args.rows = rows;
+      args.channels = channels;
+      args.activation = vector_activation;
+      args.alpha = alpha_;
+      args.out = out;
+      BiasActivationRows(ActiveCpuIsa(), args);
+      return;
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      ApplyRow(bias, addend == nullptr ? nullptr : addend + r * channels, channels,
+               out + r * channels);
+    }
+  }
+
+ private:
+  // ApplyRows over blocks of rows shared out over the intra-op threads.
+  void Apply(const OpKernelContext* ctx, const float* bias, const float* addend, int64_t rows,
+             int64_t channels, float* out) const {
     const int64_t rows_per_block = std::max<int64_t>(1, 16384 / std::max<int64_t>(channels, 1));
     const int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
-    RowActivation vector_activation;
-    const bool vectorized = std::is_same<T, float>::value && VectorActivation(&vector_activation);
-    const CpuIsa isa = ActiveCpuIsa();
     ctx->ParallelFor(blocks, rows_per_block * channels * 8, [&](int64_t first, int64_t last) {
       for (int64_t b = first; b < last; ++b) {
         const int64_t r0 = b * rows_per_block;
         const int64_t r1 = std::min(rows, (b + 1) * rows_per_block);
-        if constexpr (std::is_same<T, float>::value) {
-          if (vectorized) {
-            BiasActivationArgs args;
-            args.bias = bias;
-            args.addend = addend == nullptr ? nullptr : addend + r0 * channels;
-            args.rows = r1 - r0;
-            args.channels = channels;
-            args.activation = vector_activation;
-            args.alpha = alpha_;
-            args.out = out + r0 * channels;
-            BiasActivationRows(isa, args);
-            continue;
-          }
-        }
-        for (int64_t r = r0; r < r1; ++r) {
-          ApplyRow(bias, addend == nullptr ? nullptr : addend + r * channels, channels,
-                   out + r * channels);
-        }
+        ApplyRows(bias, addend == nullptr ? nullptr : addend + r0 * channels, r1 - r0, channels,
+                  out + r0 * channels);
       }
     });
   }
 
- private:
   // The activations that bias_activation.h vectorizes (all but Tanh).
   bool VectorActivation(RowActivation* out) const {
     switch (activation_) {
