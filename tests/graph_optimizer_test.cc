@@ -268,8 +268,8 @@ TEST(GraphOptimizer, PruningRemovesIdentityNSoCustomGradientSwishFuses) {
       "attr { key: 'T' value { list { type: DT_FLOAT type: DT_FLOAT type: DT_FLOAT } } } }\n" +
       Op("out", "Neg", {"idn"});
   Compared c = RunBothWays(graph, RandomTensor({1, 5, 5, 3}, 52), "out");
-  EXPECT_TRUE(Contains(DecisionOf(c.on.report, "idn").reason,
-                       "model_pruning: removed idn (IdentityN)"))
+  EXPECT_TRUE(
+      Contains(DecisionOf(c.on.report, "idn").reason, "model_pruning: removed idn (IdentityN)"))
       << DecisionOf(c.on.report, "idn").reason;
   EXPECT_EQ(DecisionOf(c.on.report, "swish").op, "_FusedConv2D");
   EXPECT_TRUE(Contains(DecisionOf(c.on.report, "swish").reason,
@@ -325,47 +325,38 @@ TEST(GraphOptimizer, BatchNormAndConstantMulFoldIntoWeights) {
   const std::string bn_attrs =
       "attr { key: 'is_training' value { b: false } } "
       "attr { key: 'epsilon' value { f: 0.001 } } attr { key: 'U' value { type: DT_FLOAT } }";
-  const std::string graph =
-      Placeholder("x", {2, 5, 5, 3}) + FloatConst("w", {3, 3, 3, 4}, Random(108, 11)) +
-      FloatConst("scale", {4}, {0.5f, 1.5f, 2, 0.75f}) +
-      FloatConst("offset", {4}, {0.1f, -0.2f, 0.3f, 0}) +
-      FloatConst("mean", {4}, {0.05f, -0.1f, 0.2f, 0.4f}) +
-      FloatConst("var", {4}, {1, 0.5f, 2, 0.25f}) + Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
-      Op("bn", "FusedBatchNormV3", {"conv", "scale", "offset", "mean", "var"}, bn_attrs) +
-      Op("out", "Relu", {"bn"});
+  // Conv2D, then the batch norm; `biased`: with a BiasAdd between (a Keras convolution with
+  // use_bias).
+  auto bn_graph = [&](bool biased) {
+    return Placeholder("x", {2, 5, 5, 3}) + FloatConst("w", {3, 3, 3, 4}, Random(108, 11)) +
+           FloatConst("b", {4}, {0.3f, -0.1f, 0.05f, -0.4f}) +
+           FloatConst("scale", {4}, {0.5f, 1.5f, 2, 0.75f}) +
+           FloatConst("offset", {4}, {0.1f, -0.2f, 0.3f, 0}) +
+           FloatConst("mean", {4}, {0.05f, -0.1f, 0.2f, 0.4f}) +
+           FloatConst("var", {4}, {1, 0.5f, 2, 0.25f}) +
+           Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
+           (biased ? Op("bias", "BiasAdd", {"conv", "b"}) : std::string()) +
+           Op("bn", "FusedBatchNormV3",
+              {biased ? "bias" : "conv", "scale", "offset", "mean", "var"}, bn_attrs) +
+           Op("out", "Relu", {"bn"});
+  };
   SessionConfig off;
   off.rewrite_options.arithmetic_optimization = false;
   off.rewrite_options.remapping = false;
   Tensor x = RandomTensor({2, 5, 5, 3}, 12);
-  RunResult on = RunGraph(graph, {{"x", x}}, {"out"}, SessionConfig());
-  RunResult plain = RunGraph(graph, {{"x", x}}, {"out"}, off);
-  ExpectNear(on.outputs[0], plain.outputs[0], 1e-5f);
-  EXPECT_TRUE(Contains(DecisionOf(on.report, "bn").reason,
-                       "arithmetic_optimization: bn (BiasAdd) replaces conv (Conv2D), bn "
-                       "(FusedBatchNormV3)"))
-      << DecisionOf(on.report, "bn").reason;
-  EXPECT_EQ(DecisionOf(on.report, "out").op, "_FusedConv2D");
-  EXPECT_EQ(DecisionOf(plain.report, "bn").op, "FusedBatchNormV3");
-
-  // A Keras convolution with use_bias: Conv2D, BiasAdd, then the batch norm.
-  const std::string biased =
-      Placeholder("x", {2, 5, 5, 3}) + FloatConst("w", {3, 3, 3, 4}, Random(108, 15)) +
-      FloatConst("b", {4}, {0.3f, -0.1f, 0.05f, -0.4f}) +
-      FloatConst("scale", {4}, {0.5f, 1.5f, 2, 0.75f}) +
-      FloatConst("offset", {4}, {0.1f, -0.2f, 0.3f, 0}) +
-      FloatConst("mean", {4}, {0.05f, -0.1f, 0.2f, 0.4f}) +
-      FloatConst("var", {4}, {1, 0.5f, 2, 0.25f}) + Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
-      Op("bias", "BiasAdd", {"conv", "b"}) +
-      Op("bn", "FusedBatchNormV3", {"bias", "scale", "offset", "mean", "var"}, bn_attrs) +
-      Op("out", "Relu", {"bn"});
-  on = RunGraph(biased, {{"x", x}}, {"out"}, SessionConfig());
-  plain = RunGraph(biased, {{"x", x}}, {"out"}, off);
-  ExpectNear(on.outputs[0], plain.outputs[0], 1e-5f);
-  EXPECT_TRUE(Contains(DecisionOf(on.report, "bn").reason,
-                       "arithmetic_optimization: bn (BiasAdd) replaces conv (Conv2D), bias "
-                       "(BiasAdd), bn (FusedBatchNormV3)"))
-      << DecisionOf(on.report, "bn").reason;
-  EXPECT_EQ(DecisionOf(on.report, "out").op, "_FusedConv2D");
+  RunResult on, plain;
+  for (bool biased : {false, true}) {
+    SCOPED_TRACE(biased ? "Conv2D, BiasAdd, batch norm" : "Conv2D, batch norm");
+    on = RunGraph(bn_graph(biased), {{"x", x}}, {"out"}, SessionConfig());
+    plain = RunGraph(bn_graph(biased), {{"x", x}}, {"out"}, off);
+    ExpectNear(on.outputs[0], plain.outputs[0], 1e-5f);
+    EXPECT_TRUE(Contains(DecisionOf(on.report, "bn").reason,
+                         StrCat("arithmetic_optimization: bn (BiasAdd) replaces conv (Conv2D), ",
+                                biased ? "bias (BiasAdd), " : "", "bn (FusedBatchNormV3)")))
+        << DecisionOf(on.report, "bn").reason;
+    EXPECT_EQ(DecisionOf(on.report, "out").op, "_FusedConv2D");
+    EXPECT_EQ(DecisionOf(plain.report, "bn").op, "FusedBatchNormV3");
+  }
 
   const std::string mul_graph = Placeholder("x", {3, 4}) + FloatConst("w", {4, 2}, Random(8, 13)) +
                                 FloatConst("k", {2}, {2, -0.5f}) + Op("mm", "MatMul", {"x", "w"}) +

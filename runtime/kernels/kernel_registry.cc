@@ -250,11 +250,9 @@ std::map<std::string, std::map<std::string, std::set<DataType>>> KernelRegistry:
   return coverage;
 }
 
-StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(const std::string& device_type,
-                                                                 const ::tensorflow::NodeDef& node,
-                                                                 Device* device,
-                                                                 FunctionRuntime* functions,
-                                                                 std::vector<bool> constant_inputs) const {
+StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
+    const std::string& device_type, const ::tensorflow::NodeDef& node, Device* device,
+    FunctionRuntime* functions, std::vector<bool> constant_inputs) const {
   GRT_ASSIGN_OR_RETURN(const KernelRegistration* reg, Find(device_type, node));
   const OpRegistration* op = OpRegistry::Global()->Find(node.op());
   if (op == nullptr) return NotFound("Op type not registered '", node.op(), "'");

@@ -90,7 +90,8 @@ bool IsFoldableBiasAdd(const OptimizerContext& ctx, const Node* node, const Node
   if (!GetNodeAttrOr(node->def(), "data_format", &format).ok() || format != "NHWC") return false;
   const Edge* in = node->input_edge(0);
   const Node* b = InputNode(node, 1);
-  return in != nullptr && in->src == root && b != nullptr && DeviceOf(ctx, b) == DeviceOf(ctx, node);
+  return in != nullptr && in->src == root && b != nullptr &&
+         DeviceOf(ctx, b) == DeviceOf(ctx, node);
 }
 
 // Points the product at a new Const filter (the old one goes when nothing else reads it).

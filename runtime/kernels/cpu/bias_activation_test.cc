@@ -50,6 +50,21 @@ double ExpectedWithExp(float x, float bias, const float* addend, RowActivation a
   }
 }
 
+// Runs BiasActivationRows of `isa` on `out` ([rows, bias.size()]), with the residual when
+// `residual`.
+void RunRows(CpuIsa isa, const std::vector<float>& bias, const std::vector<float>& addend,
+             bool residual, int64_t rows, RowActivation activation, float alpha, float* out) {
+  BiasActivationArgs args;
+  args.bias = bias.data();
+  args.addend = residual ? addend.data() : nullptr;
+  args.rows = rows;
+  args.channels = static_cast<int64_t>(bias.size());
+  args.activation = activation;
+  args.alpha = alpha;
+  args.out = out;
+  BiasActivationRows(isa, args);
+}
+
 std::vector<CpuIsa> Paths() {
   std::vector<CpuIsa> paths;
   for (CpuIsa isa : {CpuIsa::kBaseline, CpuIsa::kAvx2, CpuIsa::kAvx512}) {
@@ -80,24 +95,16 @@ TEST(BiasActivationTest, EveryPathMatchesTheScalarEpilogueExactly) {
           out[channels / 2] = nan;
           out[rows * channels] = 42.f;
           const std::vector<float> before = out;
-          BiasActivationArgs args;
-          args.bias = bias.data();
-          args.addend = residual ? addend.data() : nullptr;
-          args.rows = rows;
-          args.channels = channels;
-          args.activation = activation;
-          args.alpha = 0.3f;
-          args.out = out.data();
-          BiasActivationRows(isa, args);
+          RunRows(isa, bias, addend, residual, rows, activation, 0.3f, out.data());
           for (int64_t i = 0; i < rows * channels; ++i) {
             const float want = Expected(before[i], bias[i % channels],
                                         residual ? &addend[i] : nullptr, activation, 0.3f);
             if (std::isnan(want)) {
               ASSERT_TRUE(std::isnan(out[i])) << CpuIsaName(isa) << " at " << i;
             } else {
-              ASSERT_EQ(out[i], want) << CpuIsaName(isa) << " activation "
-                                      << static_cast<int>(activation) << " channels " << channels
-                                      << " at " << i;
+              ASSERT_EQ(out[i], want)
+                  << CpuIsaName(isa) << " activation " << static_cast<int>(activation)
+                  << " channels " << channels << " at " << i;
             }
           }
           ASSERT_EQ(out[rows * channels], 42.f) << "wrote past the end";
@@ -131,14 +138,7 @@ TEST(BiasActivationTest, ExpActivationsMatchDoublePrecisionOnEveryPath) {
           for (size_t i = 0; i < out.size(); ++i) out[i] = i % 2 ? wide(rng) : narrow(rng);
           out[0] = nan;
           const std::vector<float> before = out;
-          BiasActivationArgs args;
-          args.bias = bias.data();
-          args.addend = residual ? addend.data() : nullptr;
-          args.rows = rows;
-          args.channels = channels;
-          args.activation = activation;
-          args.out = out.data();
-          BiasActivationRows(isa, args);
+          RunRows(isa, bias, addend, residual, rows, activation, 0.f, out.data());
           ASSERT_TRUE(std::isnan(out[0])) << CpuIsaName(isa);
           for (int64_t i = 1; i < rows * channels; ++i) {
             const double want = ExpectedWithExp(before[i], bias[i % channels],
@@ -148,8 +148,8 @@ TEST(BiasActivationTest, ExpActivationsMatchDoublePrecisionOnEveryPath) {
             // x < -87 underflow (exp(-x) is infinite from 88.38 on).
             const double absolute = activation == RowActivation::kElu ? 3e-7 : 1e-35;
             ASSERT_NEAR(out[i], want, 1e-6 * std::fabs(want) + absolute)
-                << CpuIsaName(isa) << " activation " << static_cast<int>(activation)
-                << " channels " << channels << " at " << i << " x " << before[i];
+                << CpuIsaName(isa) << " activation " << static_cast<int>(activation) << " channels "
+                << channels << " at " << i << " x " << before[i];
           }
           ++checked;
         }

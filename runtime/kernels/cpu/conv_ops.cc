@@ -403,8 +403,7 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
   PrepackedB prepacked;
   if constexpr (std::is_same<C, float>::value) {
     if (weights != nullptr && groups == 1) {
-      prepacked.packed =
-          weights->Get(ActiveCpuIsa(), filter, out_depth, 1, patch_len, out_depth);
+      prepacked.packed = weights->Get(ActiveCpuIsa(), filter, out_depth, 1, patch_len, out_depth);
     }
   }
 
@@ -418,19 +417,17 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
     constexpr int64_t kPointwiseRows = 240;  // whole register tiles on every path
     const int64_t chunks = (pixels + kPointwiseRows - 1) / kPointwiseRows;
     if (epilogue != nullptr && groups == 1 && chunks >= 2 * threads) {
-      ctx->ParallelFor(chunks, kPointwiseRows * patch_depth * out_depth,
-                       [&](int64_t first, int64_t last) {
-                         for (int64_t c = first; c < last; ++c) {
-                           const int64_t r0 = c * kPointwiseRows;
-                           const int64_t count = std::min(kPointwiseRows, pixels - r0);
-                           GemmOnThisThread<C>({in + r0 * g.depth, count, patch_depth, g.depth},
-                                               false, {filter, patch_depth, out_depth, out_depth},
-                                               false, {out + r0 * out_depth, count, out_depth,
-                                                       out_depth},
-                                               prepacked);
-                           finish(r0, count);
-                         }
-                       });
+      ctx->ParallelFor(
+          chunks, kPointwiseRows * patch_depth * out_depth, [&](int64_t first, int64_t last) {
+            for (int64_t c = first; c < last; ++c) {
+              const int64_t r0 = c * kPointwiseRows;
+              const int64_t count = std::min(kPointwiseRows, pixels - r0);
+              GemmOnThisThread<C>({in + r0 * g.depth, count, patch_depth, g.depth}, false,
+                                  {filter, patch_depth, out_depth, out_depth}, false,
+                                  {out + r0 * out_depth, count, out_depth, out_depth}, prepacked);
+              finish(r0, count);
+            }
+          });
       return;
     }
     for (int64_t grp = 0; grp < groups; ++grp) {
@@ -569,11 +566,10 @@ class Conv2DOp : public OpKernel {
       return Status::OK();
     }
     using C = ComputeType<T>;
-    return RunInNhwc<T>(ctx, attrs_, g, out_depth, input, filter, out,
-                        [&](const C* in, const C* f, C* o) {
-                          ConvNhwc<C>(ctx, g, patch_depth, out_depth, in, f, o, weights_.get(),
-                                      rows_epilogue);
-                        });
+    return RunInNhwc<T>(
+        ctx, attrs_, g, out_depth, input, filter, out, [&](const C* in, const C* f, C* o) {
+          ConvNhwc<C>(ctx, g, patch_depth, out_depth, in, f, o, weights_.get(), rows_epilogue);
+        });
   }
 
  protected:

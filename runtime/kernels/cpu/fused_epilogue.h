@@ -15,6 +15,7 @@
 #include <cmath>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "runtime/core/str_util.h"
@@ -157,34 +158,22 @@ class FusedEpilogue {
 
   // The activations that bias_activation.h vectorizes (all but Tanh).
   bool VectorActivation(RowActivation* out) const {
-    switch (activation_) {
-      case Activation::kNone:
-        *out = RowActivation::kNone;
+    static constexpr std::pair<Activation, RowActivation> kVectorized[] = {
+        {Activation::kNone, RowActivation::kNone},
+        {Activation::kRelu, RowActivation::kRelu},
+        {Activation::kRelu6, RowActivation::kRelu6},
+        {Activation::kLeakyRelu, RowActivation::kLeakyRelu},
+        {Activation::kHardSwish, RowActivation::kHardSwish},
+        {Activation::kElu, RowActivation::kElu},
+        {Activation::kSigmoid, RowActivation::kSigmoid},
+        {Activation::kSwish, RowActivation::kSwish}};
+    for (const auto& [activation, vector] : kVectorized) {
+      if (activation == activation_) {
+        *out = vector;
         return true;
-      case Activation::kRelu:
-        *out = RowActivation::kRelu;
-        return true;
-      case Activation::kRelu6:
-        *out = RowActivation::kRelu6;
-        return true;
-      case Activation::kLeakyRelu:
-        *out = RowActivation::kLeakyRelu;
-        return true;
-      case Activation::kHardSwish:
-        *out = RowActivation::kHardSwish;
-        return true;
-      case Activation::kElu:
-        *out = RowActivation::kElu;
-        return true;
-      case Activation::kSigmoid:
-        *out = RowActivation::kSigmoid;
-        return true;
-      case Activation::kSwish:
-        *out = RowActivation::kSwish;
-        return true;
-      default:
-        return false;
+      }
     }
+    return false;
   }
 
   template <typename T>

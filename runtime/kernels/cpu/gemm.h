@@ -333,10 +333,10 @@ void Gemm(const OpKernelContext* ctx, const MatrixRef<const T>& a, bool transpos
   // whole register tiles.
   const bool by_rows = m >= n;
   const int64_t extent = by_rows ? m : n;
-  const int64_t unit = by_rows                       ? gemm_internal::kTileRows
-                       : prepacked.packed != nullptr ? prepacked.packed->panel_columns()
-                                                     : gemm_internal::kWidePackets *
-                                                           gemm_internal::kLanes<float>;
+  const int64_t unit = by_rows ? gemm_internal::kTileRows
+                       : prepacked.packed != nullptr
+                           ? prepacked.packed->panel_columns()
+                           : gemm_internal::kWidePackets * gemm_internal::kLanes<float>;
   shards = std::min(shards, (extent + unit - 1) / unit);
   if (shards <= 1) {
     GemmOnThisThread<T>(a, transpose_a, b, transpose_b, c, prepacked);

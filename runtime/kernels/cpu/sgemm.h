@@ -79,15 +79,13 @@ namespace avx2 {
 size_t SgemmWorkspaceFloats();
 int64_t SgemmPanelColumns(int64_t n);
 void SgemmPackB(const float* b, int64_t b_row, int64_t b_col, int64_t k, int64_t n, float* dst);
-void Sgemm(const SgemmArgs& args, const float* prepacked, int64_t panel_columns,
-           float* workspace);
+void Sgemm(const SgemmArgs& args, const float* prepacked, int64_t panel_columns, float* workspace);
 }  // namespace avx2
 namespace avx512 {
 size_t SgemmWorkspaceFloats();
 int64_t SgemmPanelColumns(int64_t n);
 void SgemmPackB(const float* b, int64_t b_row, int64_t b_col, int64_t k, int64_t n, float* dst);
-void Sgemm(const SgemmArgs& args, const float* prepacked, int64_t panel_columns,
-           float* workspace);
+void Sgemm(const SgemmArgs& args, const float* prepacked, int64_t panel_columns, float* workspace);
 }  // namespace avx512
 }  // namespace isa
 

@@ -32,8 +32,8 @@ TEST(PackedSgemmTest, EveryPathMatchesDoubleProductOnOddShapes) {
   const std::vector<CpuIsa> paths = PackedPaths();
   if (paths.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
   const std::vector<Shape> shapes = {
-      {1, 1, 1},    {1, 37, 5},   {2, 16, 3},   {3, 9, 300},   {4, 100, 17},   {5, 7, 1},
-      {6, 16, 256}, {7, 33, 257}, {12, 32, 64}, {13, 31, 513}, {25, 65, 129},  {71, 15, 30},
+      {1, 1, 1},    {1, 37, 5},   {2, 16, 3},   {3, 9, 300},    {4, 100, 17},  {5, 7, 1},
+      {6, 16, 256}, {7, 33, 257}, {12, 32, 64}, {13, 31, 513},  {25, 65, 129}, {71, 15, 30},
       {73, 48, 8},  {145, 3, 40}, {150, 97, 2}, {300, 129, 31}, {17, 2100, 9}, {33, 2049, 260}};
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
@@ -75,8 +75,8 @@ TEST(PackedSgemmTest, EveryPathMatchesDoubleProductOnOddShapes) {
             }
             // float accumulation over k terms: a few ulps of the sum of magnitudes.
             ASSERT_NEAR(c[i * ldc + j], sum, 1e-6 * magnitude + 1e-7)
-                << CpuIsaName(isa) << " m=" << s.m << " n=" << s.n << " k=" << s.k
-                << " ta=" << ta << " tb=" << tb << " at (" << i << ", " << j << ")";
+                << CpuIsaName(isa) << " m=" << s.m << " n=" << s.n << " k=" << s.k << " ta=" << ta
+                << " tb=" << tb << " at (" << i << ", " << j << ")";
           }
         }
         ++checked;
@@ -92,7 +92,7 @@ TEST(PackedSgemmTest, EveryPathMatchesDoubleProductOnOddShapes) {
 TEST(PackedSgemmTest, PrepackedBGivesTheSameBitsAsPackingPerProduct) {
   const std::vector<CpuIsa> paths = PackedPaths();
   if (paths.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
-  const std::vector<Shape> shapes = {{1, 40, 7},    {3, 16, 300},  {5, 70, 33},  {13, 31, 513},
+  const std::vector<Shape> shapes = {{1, 40, 7},     {3, 16, 300}, {5, 70, 33},  {13, 31, 513},
                                      {49, 512, 600}, {71, 15, 30}, {150, 97, 2}, {33, 2100, 260}};
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
@@ -104,7 +104,8 @@ TEST(PackedSgemmTest, PrepackedBGivesTheSameBitsAsPackingPerProduct) {
         for (float& x : a) x = dist(rng);
         for (float& x : b) x = dist(rng);
         const int64_t b_row = tb ? 1 : s.n, b_col = tb ? s.k : 1;
-        std::unique_ptr<SgemmPackedB> packed = SgemmPackedB::Pack(isa, b.data(), b_row, b_col, s.k, s.n);
+        std::unique_ptr<SgemmPackedB> packed =
+            SgemmPackedB::Pack(isa, b.data(), b_row, b_col, s.k, s.n);
         ASSERT_NE(packed, nullptr);
         const int64_t width = packed->panel_columns();
         // The whole product, then the columns from the second panel on.
@@ -128,8 +129,8 @@ TEST(PackedSgemmTest, PrepackedBGivesTheSameBitsAsPackingPerProduct) {
           args.c = got.data();
           ASSERT_TRUE(PackedSgemm(isa, args, *packed, j0));
           if (s.m > 4) {
-            ASSERT_EQ(got, want) << CpuIsaName(isa) << " m=" << s.m << " n=" << s.n
-                                 << " k=" << s.k << " tb=" << tb << " j0=" << j0;
+            ASSERT_EQ(got, want) << CpuIsaName(isa) << " m=" << s.m << " n=" << s.n << " k=" << s.k
+                                 << " tb=" << tb << " j0=" << j0;
           } else {
             // Products of up to 4 rows stream B and sum in another order: within float rounding.
             for (int64_t i = 0; i < s.m * n; ++i) {
@@ -139,8 +140,8 @@ TEST(PackedSgemmTest, PrepackedBGivesTheSameBitsAsPackingPerProduct) {
                                        args.b[p * b_row + (i % n) * b_col]);
               }
               ASSERT_NEAR(got[i], want[i], 1e-6 * magnitude + 1e-7)
-                  << CpuIsaName(isa) << " m=" << s.m << " n=" << s.n << " k=" << s.k
-                  << " tb=" << tb << " j0=" << j0 << " at " << i;
+                  << CpuIsaName(isa) << " m=" << s.m << " n=" << s.n << " k=" << s.k << " tb=" << tb
+                  << " j0=" << j0 << " at " << i;
             }
           }
           ++checked;

@@ -27,8 +27,8 @@ inline V Add(V x, V y) { return _mm512_add_ps(x, y); }
 inline V Mul(V x, V y) { return _mm512_mul_ps(x, y); }
 inline V Sub(V x, V y) { return _mm512_sub_ps(x, y); }
 inline V Div(V x, V y) { return _mm512_div_ps(x, y); }
-// 2^n for integer-valued n in [-126, 127]; infinity for n = 128. (The zero-masked forms: GCC 12 warns that the
-// unmasked ones read an undefined vector.)
+// 2^n for integer-valued n in [-126, 127]; infinity for n = 128. (The zero-masked forms: GCC 12
+// warns that the unmasked ones read an undefined vector.)
 inline V Pow2(V n) {
   const __mmask16 all = 0xFFFF;
   const __m512i biased = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, n), _mm512_set1_epi32(127));
