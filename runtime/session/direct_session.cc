@@ -72,7 +72,7 @@ class DirectSession : public Session {
     std::lock_guard<std::mutex> lock(mu_);
     GRT_RETURN_IF_ERROR(CheckOpen());
     if (!has_graph_) return InstallGraph(graph);
-    GraphDef merged = graph_def_;
+    GraphDef merged = *graph_def_;
     for (const auto& node : graph.node()) *merged.add_node() = node;
     for (const auto& fn : graph.library().function()) {
       *merged.mutable_library()->add_function() = fn;
@@ -278,7 +278,7 @@ class DirectSession : public Session {
       std::string lines = report.LogLines();
       std::fwrite(lines.data(), 1, lines.size(), stderr);
     }
-    graph_def_ = graph;
+    graph_def_ = std::make_shared<const GraphDef>(graph);
     has_graph_ = true;
     plans_.clear();
     rewrites_.clear();
@@ -299,7 +299,8 @@ class DirectSession : public Session {
                                                 const std::string& device = "") {
     std::string key = StrCat(StrJoin(feeds, ","), "|", StrJoin(fetches, ","), "|",
                              StrJoin(targets, ","), "|", device);
-    GraphDef graph_def;
+    // Shared, not copied: a frozen graph's constants make it as large as the model.
+    std::shared_ptr<const GraphDef> graph_def;
     std::shared_ptr<FunctionLibrary> functions;
     std::map<std::string, int> placement;
     {
@@ -315,7 +316,7 @@ class DirectSession : public Session {
     }
     GRT_ASSIGN_OR_RETURN(
         std::shared_ptr<const Plan> plan,
-        BuildPlan(graph_def, functions, placement, feeds, fetches, targets, device));
+        BuildPlan(*graph_def, functions, placement, feeds, fetches, targets, device));
     std::lock_guard<std::mutex> lock(mu_);
     auto [it, inserted] = plans_.emplace(key, plan);
     return it->second;
@@ -501,7 +502,7 @@ class DirectSession : public Session {
   std::mutex mu_;
   bool closed_ = false;
   bool has_graph_ = false;
-  GraphDef graph_def_;
+  std::shared_ptr<const GraphDef> graph_def_;  // set by InstallGraph
   std::shared_ptr<FunctionLibrary> functions_;
   std::map<std::string, int> placement_;  // node name -> index into devices_
   std::map<std::string, std::shared_ptr<const Plan>> plans_;
