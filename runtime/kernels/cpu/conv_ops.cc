@@ -505,10 +505,29 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
                    });
 }
 
-template <typename T>
-class Conv2DOp : public OpKernel {
+// The convolution kernels' base: FusedConvOp hands its epilogue to the convolution through
+// BindEpilogue (Conv2D runs it on each block of rows as it is computed).
+class ConvOpBase : public OpKernel {
  public:
-  explicit Conv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  using OpKernel::OpKernel;
+
+ protected:
+  // A fused convolution's epilogue for an output of `out_shape` (NHWC), checked before anything
+  // is computed; left empty by the plain convolutions.
+  virtual Status BindEpilogue(const OpKernelContext& ctx, const TensorShape& out_shape,
+                              int64_t out_depth, RowsEpilogue* epilogue) const {
+    (void)ctx;
+    (void)out_shape;
+    (void)out_depth;
+    (void)epilogue;
+    return Status::OK();
+  }
+};
+
+template <typename T>
+class Conv2DOp : public ConvOpBase {
+ public:
+  explicit Conv2DOp(OpKernelConstruction* ctx) : ConvOpBase(ctx) {
     GRT_CONSTRUCT_OK(ctx, attrs_.Parse(*ctx));
     if (std::is_same<T, float>::value && ctx->input_is_constant(kInputFilter)) {
       weights_ = std::make_unique<PackedWeights>();
@@ -570,18 +589,6 @@ class Conv2DOp : public OpKernel {
         ctx, attrs_, g, out_depth, input, filter, out, [&](const C* in, const C* f, C* o) {
           ConvNhwc<C>(ctx, g, patch_depth, out_depth, in, f, o, weights_.get(), rows_epilogue);
         });
-  }
-
- protected:
-  // A fused convolution's epilogue for an output of `out_shape` (NHWC), checked before anything
-  // is computed; left empty by the plain convolution.
-  virtual Status BindEpilogue(const OpKernelContext& ctx, const TensorShape& out_shape,
-                              int64_t out_depth, RowsEpilogue* epilogue) const {
-    (void)ctx;
-    (void)out_shape;
-    (void)out_depth;
-    (void)epilogue;
-    return Status::OK();
   }
 
  private:
@@ -758,9 +765,9 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
 }
 
 template <typename T>
-class DepthwiseConv2dNativeOp : public OpKernel {
+class DepthwiseConv2dNativeOp : public ConvOpBase {
  public:
-  explicit DepthwiseConv2dNativeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  explicit DepthwiseConv2dNativeOp(OpKernelConstruction* ctx) : ConvOpBase(ctx) {
     GRT_CONSTRUCT_OK(ctx, attrs_.Parse(*ctx));
   }
 
@@ -821,7 +828,7 @@ class FusedConvOp : public Conv {
 
  protected:
   Status BindEpilogue(const OpKernelContext& ctx, const TensorShape& out_shape, int64_t out_depth,
-                      RowsEpilogue* epilogue) const {
+                      RowsEpilogue* epilogue) const override {
     const float* bias = nullptr;
     const float* addend = nullptr;
     GRT_RETURN_IF_ERROR(epilogue_.Check(ctx, out_shape, out_depth, "channels", &bias, &addend));
