@@ -146,10 +146,9 @@ Status FoldBatchNorm(OptimizerContext* ctx, const Candidate& c, Node* pre_bias, 
   Tensor bias = Tensor::Vector<float>(std::vector<float>(scale.size()));
   for (int64_t k = 0; k < c.channels; ++k) {
     scale[k] = params[0].data<float>()[k] / std::sqrt(params[3].data<float>()[k] + epsilon);
+    // With shift 0, exactly offset - mean * s.
     bias.data<float>()[k] =
-        pre_bias == nullptr
-            ? params[1].data<float>()[k] - params[2].data<float>()[k] * scale[k]
-            : params[1].data<float>()[k] + (shift[k] - params[2].data<float>()[k]) * scale[k];
+        params[1].data<float>()[k] + (shift[k] - params[2].data<float>()[k]) * scale[k];
   }
   Graph* graph = ctx->graph;
   Device* device = DeviceOf(*ctx, bn);

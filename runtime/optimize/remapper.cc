@@ -88,26 +88,21 @@ bool MatchBias(const OptimizerContext& ctx, Node* root, Pattern* p) {
   return true;
 }
 
-// Static shapes two ways: `known` as shape inference gives them, and `symbolic` with each
-// unknown dimension of a Placeholder or _Arg replaced by a value of its own that no real
-// dimension has (kSymbolBase + k), which shape inference carries through: two tensors whose
-// symbolic shapes are equal have equal shapes at run time (the batch dimension of a network's
-// input reaching both sides of a residual Add, say), as in Grappler's symbolic shapes.
-struct Shapes {
-  ShapeMap known, symbolic;
-};
+// Static shapes, symbolic: each unknown dimension of a Placeholder or _Arg is replaced by a value
+// of its own that no real dimension has (kSymbolBase + k), which shape inference carries through
+// like a known one. Two tensors whose shapes come out fully defined and equal have equal shapes
+// at run time (the batch dimension of a network's input reaching both sides of a residual Add,
+// say), as with Grappler's symbolic shapes; where every dimension is known this is plain shape
+// inference.
 constexpr int64_t kSymbolBase = int64_t{1} << 24;
 
-Shapes InferShapes(const OptimizerContext& ctx, const std::vector<Node*>& order) {
-  Shapes shapes;
-  shapes.known.resize(static_cast<size_t>(ctx.graph->num_node_ids()));
-  shapes.symbolic.resize(shapes.known.size());
+ShapeMap InferSymbolicShapes(const OptimizerContext& ctx, const std::vector<Node*>& order) {
+  ShapeMap shapes(static_cast<size_t>(ctx.graph->num_node_ids()));
   int64_t symbols = 0;
   for (Node* n : order) {
-    InferShape(ctx, n, &shapes.known);
-    InferShape(ctx, n, &shapes.symbolic);
+    InferShape(ctx, n, &shapes);
     if (n->op() != "Placeholder" && !n->IsArg()) continue;
-    for (PartialTensorShape& shape : shapes.symbolic[n->id()]) {
+    for (PartialTensorShape& shape : shapes[n->id()]) {
       if (shape.unknown_rank()) continue;
       std::vector<int64_t> dims = shape.dim_sizes();
       for (int64_t& d : dims) {
@@ -119,10 +114,10 @@ Shapes InferShapes(const OptimizerContext& ctx, const std::vector<Node*>& order)
   return shapes;
 }
 
-// A residual Add after the bias node: its other input has the bias output's static shape (known,
-// or symbolically equal), so that the fused kernel adds it element by element. (The kernel
-// checks the shapes again at run time.)
-void MatchResidualAdd(const OptimizerContext& ctx, const Shapes& shapes, Pattern* p) {
+// A residual Add after the bias node: its other input has the bias output's static shape
+// (symbolic shapes: InferSymbolicShapes), so that the fused kernel adds it element by element.
+// (The kernel checks the shapes again at run time.)
+void MatchResidualAdd(const OptimizerContext& ctx, const ShapeMap& shapes, Pattern* p) {
   Node* bias = p->nodes.back();
   if (HasControlOutEdges(bias) || IsFetched(bias)) return;
   Node* add = SoleConsumer(bias);
@@ -133,18 +128,17 @@ void MatchResidualAdd(const OptimizerContext& ctx, const Shapes& shapes, Pattern
   if (a == nullptr || b == nullptr || (a->src == bias && b->src == bias)) return;
   const Edge* other = a->src == bias ? b : a;
   if (DeviceOf(ctx, other->src) != DeviceOf(ctx, bias)) return;
-  auto same = [&](const ShapeMap& map) {
-    auto shape_of = [&](const Node* n, int output) -> PartialTensorShape {
-      if (n->id() >= static_cast<int>(map.size())) return PartialTensorShape();
-      const auto& s = map[n->id()];
-      return output < static_cast<int>(s.size()) ? s[output] : PartialTensorShape();
-    };
-    const PartialTensorShape mine = shape_of(bias, 0);
-    const PartialTensorShape theirs = shape_of(other->src, other->src_output);
-    return mine.IsFullyDefined() && theirs.IsFullyDefined() &&
-           mine.dim_sizes() == theirs.dim_sizes();
+  auto shape_of = [&](const Node* n, int output) -> PartialTensorShape {
+    if (n->id() >= static_cast<int>(shapes.size())) return PartialTensorShape();
+    const auto& s = shapes[n->id()];
+    return output < static_cast<int>(s.size()) ? s[output] : PartialTensorShape();
   };
-  if (!same(shapes.known) && !same(shapes.symbolic)) return;
+  const PartialTensorShape mine = shape_of(bias, 0);
+  const PartialTensorShape theirs = shape_of(other->src, other->src_output);
+  if (!mine.IsFullyDefined() || !theirs.IsFullyDefined() ||
+      mine.dim_sizes() != theirs.dim_sizes()) {
+    return;
+  }
   p->addend = other;
   p->nodes.push_back(add);
   p->fused_ops.push_back("Add");
@@ -257,7 +251,7 @@ void MatchActivation(const OptimizerContext& ctx, Pattern* p) {
 }
 
 // Replaces the pattern rooted at `root` by its fused node.
-Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p, Shapes* shapes,
+Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p, ShapeMap* shapes,
             std::vector<RewriteRecord>* records) {
   Graph* graph = ctx->graph;
   Node* last = p.nodes.back();
@@ -313,18 +307,13 @@ Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p, Shapes* shapes,
       readers.push_back({e->dst, e->dst_input});
     }
   }
-  std::vector<PartialTensorShape> out_shapes, out_symbolic;
-  if (last->id() < static_cast<int>(shapes->known.size())) {
-    out_shapes = shapes->known[last->id()];
-    out_symbolic = shapes->symbolic[last->id()];
-  }
+  std::vector<PartialTensorShape> out_shapes;
+  if (last->id() < static_cast<int>(shapes->size())) out_shapes = (*shapes)[last->id()];
   for (Node* n : p.nodes) graph->RemoveNode(n);
   GRT_ASSIGN_OR_RETURN(Node * fused, AddNodeOnDevice(ctx, std::move(def), device));
   // A later residual Add may read the fused node: it has the shape of the node it replaced.
-  shapes->known.resize(static_cast<size_t>(graph->num_node_ids()));
-  shapes->symbolic.resize(shapes->known.size());
-  shapes->known[fused->id()] = out_shapes;
-  shapes->symbolic[fused->id()] = out_symbolic;
+  shapes->resize(static_cast<size_t>(graph->num_node_ids()));
+  (*shapes)[fused->id()] = out_shapes;
   for (size_t i = 0; i < sources.size(); ++i) {
     graph->AddEdge(sources[i].node, sources[i].output, fused, static_cast<int>(i));
   }
@@ -406,7 +395,7 @@ Status Remap(OptimizerContext* ctx, std::vector<RewriteRecord>* records) {
   std::vector<int> ids;
   const std::vector<Node*> order = TopologicalOrder(*ctx->graph);
   for (Node* n : order) ids.push_back(n->id());
-  Shapes shapes = InferShapes(*ctx, order);
+  ShapeMap shapes = InferSymbolicShapes(*ctx, order);
   for (int id : ids) {
     Node* root = ctx->graph->node(id);
     if (root == nullptr || FusedOpFor(root->op()) == nullptr) continue;

@@ -364,13 +364,8 @@ using RowsEpilogue = std::function<void(int64_t first, int64_t count, float* row
 // `epilogue` over all `pixels` rows of `out`, shared out over the threads.
 inline void EpilogueOverRows(const OpKernelContext* ctx, const RowsEpilogue& epilogue,
                              int64_t pixels, int64_t out_depth, float* out) {
-  const int64_t rows_per_block = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_depth, 1));
-  const int64_t blocks = (pixels + rows_per_block - 1) / rows_per_block;
-  ctx->ParallelFor(blocks, rows_per_block * out_depth * 8, [&](int64_t first, int64_t last) {
-    for (int64_t b = first; b < last; ++b) {
-      const int64_t r0 = b * rows_per_block;
-      epilogue(r0, std::min(rows_per_block, pixels - r0), out + r0 * out_depth);
-    }
+  FusedEpilogue::ForEachRowBlock(ctx, pixels, out_depth, [&](int64_t first, int64_t count) {
+    epilogue(first, count, out + first * out_depth);
   });
 }
 
@@ -514,12 +509,8 @@ class ConvOpBase : public OpKernel {
  protected:
   // A fused convolution's epilogue for an output of `out_shape` (NHWC), checked before anything
   // is computed; left empty by the plain convolutions.
-  virtual Status BindEpilogue(const OpKernelContext& ctx, const TensorShape& out_shape,
-                              int64_t out_depth, RowsEpilogue* epilogue) const {
-    (void)ctx;
-    (void)out_shape;
-    (void)out_depth;
-    (void)epilogue;
+  virtual Status BindEpilogue(const OpKernelContext& /*ctx*/, const TensorShape& /*out_shape*/,
+                              int64_t /*out_depth*/, RowsEpilogue* /*epilogue*/) const {
     return Status::OK();
   }
 };

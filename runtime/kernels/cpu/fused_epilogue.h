@@ -117,6 +117,20 @@ class FusedEpilogue {
     return Status::OK();
   }
 
+  // Calls fn(first, count) for blocks of [rows, channels] of about 16K values (a few blocks
+  // fit in L2), shared out over the intra-op threads: how an epilogue pass is split.
+  template <typename Fn>
+  static void ForEachRowBlock(const OpKernelContext* ctx, int64_t rows, int64_t channels, Fn fn) {
+    const int64_t rows_per_block = std::max<int64_t>(1, 16384 / std::max<int64_t>(channels, 1));
+    const int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+    ctx->ParallelFor(blocks, rows_per_block * channels * 8, [&](int64_t first, int64_t last) {
+      for (int64_t b = first; b < last; ++b) {
+        const int64_t r0 = b * rows_per_block;
+        fn(r0, std::min(rows_per_block, rows - r0));
+      }
+    });
+  }
+
   // out[r, c] = activation(out[r, c] + bias[c] (+ addend[r, c])) for `rows` rows, on the calling
   // thread. REQUIRES: bias has `channels` elements; addend is null or has rows * channels.
   void ApplyRows(const float* bias, const float* addend, int64_t rows, int64_t channels,
@@ -144,15 +158,9 @@ class FusedEpilogue {
   // ApplyRows over blocks of rows shared out over the intra-op threads.
   void Apply(const OpKernelContext* ctx, const float* bias, const float* addend, int64_t rows,
              int64_t channels, float* out) const {
-    const int64_t rows_per_block = std::max<int64_t>(1, 16384 / std::max<int64_t>(channels, 1));
-    const int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
-    ctx->ParallelFor(blocks, rows_per_block * channels * 8, [&](int64_t first, int64_t last) {
-      for (int64_t b = first; b < last; ++b) {
-        const int64_t r0 = b * rows_per_block;
-        const int64_t r1 = std::min(rows, (b + 1) * rows_per_block);
-        ApplyRows(bias, addend == nullptr ? nullptr : addend + r0 * channels, r1 - r0, channels,
-                  out + r0 * channels);
-      }
+    ForEachRowBlock(ctx, rows, channels, [&](int64_t r0, int64_t count) {
+      ApplyRows(bias, addend == nullptr ? nullptr : addend + r0 * channels, count, channels,
+                out + r0 * channels);
     });
   }
 
