@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "runtime/kernels/cpu/nn_test_util.h"
 #include "runtime/kernels/cpu/nn_util.h"
 
@@ -408,6 +410,47 @@ TEST(ConvOpsTest, BadInputsAreErrors) {
   StatusOr<Tensor> dw =
       RunConv("DepthwiseConv2dNative", x, MakeTensor<float>({1, 1, 2, 1}, Seq(2)), ConvCase());
   EXPECT_EQ(dw.status().message(), "input and filter must have the same depth: 3 vs 2");
+}
+
+// _FusedConv2D runs its epilogue (bias, residual Add, Relu) on each block of rows it computes:
+// the values are the plain convolution's plus bias plus residual, through Relu, and a bias or
+// residual of the wrong shape is an error before anything is computed.
+TEST(ConvOpsTest, FusedConvEpilogueValuesAndBadArguments) {
+  const Tensor x = MakeTensor<float>({2, 5, 5, 3}, Seq(150));
+  const Tensor f = MakeTensor<float>({3, 3, 3, 4}, FilterSeq(108));
+  AttrValue fused_ops;
+  for (const char* op : {"BiasAdd", "Add", "Relu"}) fused_ops.mutable_list()->add_s(op);
+  auto fused = [&](const Tensor& bias, const Tensor& residual) {
+    return RunOp("_FusedConv2D", {x, f, bias, residual},
+                 {{"strides", AttrInts({1, 1, 1, 1})},
+                  {"padding", AttrString("SAME")},
+                  {"dilations", AttrInts({1, 1, 1, 1})},
+                  {"data_format", AttrString("NHWC")},
+                  {"fused_ops", fused_ops},
+                  {"num_args", AttrInt(2)}});
+  };
+  StatusOr<Tensor> conv = RunConv("Conv2D", x, f, ConvCase());
+  ASSERT_TRUE(conv.ok()) << conv.status();
+  const std::vector<float> bias = {0.5f, -40.f, 2.f, -3.f};
+  std::vector<float> residual(200);
+  for (size_t i = 0; i < residual.size(); ++i) residual[i] = static_cast<float>(i % 7) - 3.f;
+  StatusOr<Tensor> y =
+      fused(MakeTensor<float>({4}, bias), MakeTensor<float>({2, 5, 5, 4}, residual));
+  ASSERT_TRUE(y.ok()) << y.status();
+  ASSERT_EQ(y->shape(), TensorShape({2, 5, 5, 4}));
+  for (int64_t i = 0; i < 200; ++i) {
+    const float want = std::max(0.f, conv->data<float>()[i] + bias[i % 4] + residual[i]);
+    EXPECT_FLOAT_EQ(y->data<float>()[i], want) << i;
+  }
+
+  StatusOr<Tensor> short_bias = fused(MakeTensor<float>({2}, std::vector<float>{1, 2}),
+                                      MakeTensor<float>({2, 5, 5, 4}, residual));
+  EXPECT_EQ(short_bias.status().message(),
+            "bias must be a vector of the output's 4 channels, got [2]");
+  StatusOr<Tensor> wrong_residual =
+      fused(MakeTensor<float>({4}, bias), MakeTensor<float>({1, 5, 5, 4}, Seq(100)));
+  EXPECT_EQ(wrong_residual.status().message(),
+            "the residual addend has shape [1,5,5,4], the output [2,5,5,4]");
 }
 
 TEST(ConvOpsTest, ShapeFunction) {
