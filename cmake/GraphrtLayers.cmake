@@ -64,12 +64,13 @@ graphrt_sources(runtime_sources runtime/graph/*.cc runtime/ops/*.cc runtime/devi
                 runtime/placement/*.cc runtime/optimize/*.cc runtime/exec/*.cc
                 runtime/session/*.cc)
 # Kernels compiled once per instruction set (runtime/kernels/cpu/cpu_isa.h): a file named
-# *_avx2.cc or *_avx512.cc gets that path's flags and runs only after a cpuid check; everything
-# else stays baseline x86-64 (scripts/check_portable.sh checks the library).
+# *_avx2.cc, *_avx512.cc or *_avx512vnni.cc gets that path's flags and runs only after a cpuid
+# check; everything else stays baseline x86-64 (scripts/check_portable.sh checks the library).
 set(GRAPHRT_ISA_FLAGS_avx2 -mavx2 -mfma)
 set(GRAPHRT_ISA_FLAGS_avx512 -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma)
+set(GRAPHRT_ISA_FLAGS_avx512vnni ${GRAPHRT_ISA_FLAGS_avx512} -mavx512vnni)
 foreach(file IN LISTS runtime_sources)
-  if(file MATCHES "_(avx2|avx512)\\.cc$")
+  if(file MATCHES "_(avx2|avx512|avx512vnni)\\.cc$")
     set_source_files_properties(${file} PROPERTIES
                                 COMPILE_OPTIONS "${GRAPHRT_ISA_FLAGS_${CMAKE_MATCH_1}}")
   endif()

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "runtime/kernels/cpu/bias_activation.h"
+#include "runtime/kernels/cpu/qgemm.h"
 #include "runtime/kernels/cpu/sgemm.h"
 #include "runtime/kernels/cpu/tap_sum.h"
 
@@ -48,6 +49,37 @@ constexpr int64_t kNc = 2048;
 #include "runtime/kernels/cpu/isa/bias_activation_kernel.inc"
 #include "runtime/kernels/cpu/isa/sgemm_kernel.inc"
 #include "runtime/kernels/cpu/isa/tap_sum_kernel.inc"
+
+namespace {
+namespace qgemm {
+
+// Int8 products: both operands widened to int16, vpmaddwd. 4 x 16 register tiles (8
+// accumulators, 2 of B, 1 of A, and room for the products in flight: 6 rows spill).
+using V = __m256i;
+constexpr int64_t kLanes = 8;
+using AElem = int16_t;
+using BElem = int16_t;
+constexpr int64_t kDepth = 2;
+inline V Zero() { return _mm256_setzero_si256(); }
+inline V LoadB(const BElem* p) { return _mm256_load_si256(reinterpret_cast<const V*>(p)); }
+inline V LoadC(const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const V*>(p)); }
+inline void StoreC(int32_t* p, V v) { _mm256_storeu_si256(reinterpret_cast<V*>(p), v); }
+inline V Add(V x, V y) { return _mm256_add_epi32(x, y); }
+inline V BroadcastA(const AElem* p) {
+  int32_t pair;
+  memcpy(&pair, p, sizeof(pair));
+  return _mm256_set1_epi32(pair);
+}
+inline V DotAdd(V acc, V a, V b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+constexpr int kMr = 4;
+constexpr int kNv = 2;
+constexpr int64_t kKc = 512;
+constexpr int64_t kMc = 96;
+
+}  // namespace qgemm
+}  // namespace
+
+#include "runtime/kernels/cpu/isa/qgemm_kernel.inc"
 
 }  // namespace avx2
 }  // namespace isa

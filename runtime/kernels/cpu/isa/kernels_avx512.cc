@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "runtime/kernels/cpu/bias_activation.h"
+#include "runtime/kernels/cpu/qgemm.h"
 #include "runtime/kernels/cpu/sgemm.h"
 #include "runtime/kernels/cpu/tap_sum.h"
 
@@ -51,6 +52,37 @@ constexpr int64_t kNc = 2048;
 #include "runtime/kernels/cpu/isa/bias_activation_kernel.inc"
 #include "runtime/kernels/cpu/isa/sgemm_kernel.inc"
 #include "runtime/kernels/cpu/isa/tap_sum_kernel.inc"
+
+namespace {
+namespace qgemm {
+
+// Int8 products: both operands widened to int16, vpmaddwd. 8 x 32 register tiles (16
+// accumulators, and room for the products in flight: 24 accumulators spill).
+using V = __m512i;
+constexpr int64_t kLanes = 16;
+using AElem = int16_t;
+using BElem = int16_t;
+constexpr int64_t kDepth = 2;
+inline V Zero() { return _mm512_setzero_si512(); }
+inline V LoadB(const BElem* p) { return _mm512_load_si512(p); }
+inline V LoadC(const int32_t* p) { return _mm512_loadu_si512(p); }
+inline void StoreC(int32_t* p, V v) { _mm512_storeu_si512(p, v); }
+inline V Add(V x, V y) { return _mm512_add_epi32(x, y); }
+inline V BroadcastA(const AElem* p) {
+  int32_t pair;
+  memcpy(&pair, p, sizeof(pair));
+  return _mm512_set1_epi32(pair);
+}
+inline V DotAdd(V acc, V a, V b) { return _mm512_add_epi32(acc, _mm512_madd_epi16(a, b)); }
+constexpr int kMr = 8;
+constexpr int kNv = 2;
+constexpr int64_t kKc = 256;
+constexpr int64_t kMc = 192;
+
+}  // namespace qgemm
+}  // namespace
+
+#include "runtime/kernels/cpu/isa/qgemm_kernel.inc"
 
 }  // namespace avx512
 }  // namespace isa
