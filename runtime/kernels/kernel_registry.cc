@@ -42,6 +42,7 @@ KernelRegistry* KernelRegistry::Global() {
     RegisterActivationKernels(r);
     RegisterSoftmaxKernels(r);
     RegisterConvKernels(r);
+    RegisterInt8Kernels(r);
     RegisterPoolKernels(r);
     RegisterConvBackpropKernels(r);
     RegisterNnExtKernels(r);

@@ -151,6 +151,8 @@ void RegisterUnaryKernels(KernelRegistry* r);
 void RegisterActivationKernels(KernelRegistry* r);
 void RegisterSoftmaxKernels(KernelRegistry* r);
 void RegisterConvKernels(KernelRegistry* r);
+// int8_ops.cc: _GraphrtQuantizedMatMul, _GraphrtQuantizedConv2D (runtime/optimize/int8_weights.cc).
+void RegisterInt8Kernels(KernelRegistry* r);
 void RegisterPoolKernels(KernelRegistry* r);
 void RegisterConvBackpropKernels(KernelRegistry* r);  // Conv3D, Conv*BackpropInput
 void RegisterNnExtKernels(KernelRegistry* r);         // 3-D pools, LRN, xent losses, CTC

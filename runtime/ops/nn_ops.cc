@@ -360,6 +360,39 @@ void RegisterNnOps(OpRegistry* r) {
                   .Attr("epsilon: float = 0.0001")
                   .Attr("leakyrelu_alpha: float = 0.2")
                   .SetShapeFn(MatMulShape));
+  // graphrt's own (runtime/kernels/cpu/int8_ops.cc): the product with int8 weights that
+  // Dequantize(filter, filter_min, filter_max) (SCALED, narrow_range, per `axis`) would give,
+  // computed in integers on an activation quantized per Run, then _FusedMatMul's epilogue
+  // (fused_ops may be empty). The optimizer makes them (runtime/optimize/int8_weights.cc).
+  r->Register(OpDefBuilder("_GraphrtQuantizedMatMul")
+                  .Input("a: float")
+                  .Input("b: qint8")
+                  .Input("b_min: float")
+                  .Input("b_max: float")
+                  .Input("args: num_args * float")
+                  .Output("product: float")
+                  .Attr("num_args: int >= 0 = 0")
+                  .Attr("fused_ops: list(string) = []")
+                  .Attr("leakyrelu_alpha: float = 0.2")
+                  .Attr("axis: int = 1")
+                  .SetShapeFn(MatMulShape));
+  r->Register(OpDefBuilder("_GraphrtQuantizedConv2D")
+                  .Input("input: float")
+                  .Input("filter: qint8")
+                  .Input("filter_min: float")
+                  .Input("filter_max: float")
+                  .Input("args: num_args * float")
+                  .Output("output: float")
+                  .Attr("num_args: int >= 0 = 0")
+                  .Attr("strides: list(int)")
+                  .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+                  .Attr("explicit_paddings: list(int) = []")
+                  .Attr("data_format: {'NHWC'} = 'NHWC'")
+                  .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                  .Attr("fused_ops: list(string) = []")
+                  .Attr("leakyrelu_alpha: float = 0.2")
+                  .Attr("axis: int = 3")
+                  .SetShapeFn([](InferenceContext* c) { return ConvShape(c, false); }));
 
   r->Register(OpDefBuilder("MaxPool")
                   .Input("input: T")

@@ -5,8 +5,9 @@
 //
 // Not folded: stateful ops (random numbers, variables, I/O), control flow, ops that call
 // functions, fetched nodes (their _Retval keeps reading the node it names), nodes off the CPU
-// (a GPU node stays a GPU kernel), outputs over the size cap, and a node whose kernel fails (the
-// run reports the error, as it would have without folding).
+// (a GPU node stays a GPU kernel), outputs over the size cap, a node whose kernel fails (the
+// run reports the error, as it would have without folding), and, when remapping is on, the
+// Dequantize of int8 weights that remapping turns into an int8 product (int8_weights.cc).
 #include <memory>
 
 #include "runtime/core/attr_util.h"
@@ -224,6 +225,8 @@ Status FoldConstants(const OptimizerOptions& options, OptimizerContext* ctx,
     bool foldable = device != nullptr && device->device_type() == kDeviceCpu && !IsFetched(node) &&
                     !IsControlFlow(node) && !HasSideEffectsOrState(node);
     for (DataType t : node->output_types()) foldable = foldable && IsFoldableType(t);
+    // Int8 weights that remapping will multiply as int8 (int8_weights.cc) stay int8.
+    foldable = foldable && !(options.remapping && IsInt8WeightsDequantize(*ctx, node));
     if (foldable) {
       std::vector<Tensor> values;
       Tensor shape_value = in_loop[node->id()] ? Tensor() : StaticShapeValue(node, shapes);

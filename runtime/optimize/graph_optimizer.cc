@@ -81,7 +81,10 @@ Status OptimizeGraph(const OptimizerOptions& options, OptimizerContext* context,
   if (options.arithmetic_optimization) {
     GRT_RETURN_IF_ERROR(optimize::FoldIntoWeights(context, records));
   }
-  if (options.remapping) GRT_RETURN_IF_ERROR(optimize::Remap(context, records));
+  if (options.remapping) {
+    GRT_RETURN_IF_ERROR(optimize::Remap(context, records));
+    GRT_RETURN_IF_ERROR(optimize::RemapInt8Weights(context, records));
+  }
   return Status::OK();
 }
 

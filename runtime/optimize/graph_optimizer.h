@@ -5,7 +5,9 @@
 // (nodes whose inputs are all Const, and Shape/Size/Rank of static shapes), arithmetic
 // (FusedBatchNorm in inference and constant Mul after a convolution or MatMul folded into its
 // weights), remapping (Conv2D / DepthwiseConv2dNative / MatMul + BiasAdd + activation, and
-// residual Add, into _FusedConv2D / _FusedDepthwiseConv2dNative / _FusedMatMul).
+// residual Add, into _FusedConv2D / _FusedDepthwiseConv2dNative / _FusedMatMul; then MatMul /
+// Conv2D and their fused forms whose weights are Dequantize'd int8 Consts into graphrt's int8
+// _GraphrtQuantizedMatMul / _GraphrtQuantizedConv2D).
 //
 // Invariants every pass keeps: a fed (_Arg) or fetched (read by a _Retval) tensor is never
 // rewritten away; a rewrite never spans two devices and never moves a node to another device;

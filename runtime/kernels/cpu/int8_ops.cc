@@ -1,0 +1,285 @@
+// graphrt's dynamically quantized ops, made by the optimizer (runtime/optimize/int8_weights.cc)
+// from MatMul / Conv2D (or their _Fused forms) whose weights are Dequantize(qint8 Const, min,
+// max): the float activation is quantized per Run and multiplied by the int8 weights in integers
+// (int8_product.h), then the _Fused* epilogue runs in float.
+//
+//   _GraphrtQuantizedMatMul(a: float [m, k], b: qint8 [k, n], b_min, b_max, args...)
+//   _GraphrtQuantizedConv2D(input: float NHWC, filter: qint8 HWIO, filter_min, filter_max, args...)
+//
+// min/max are Dequantize's (SCALED, narrow_range): [n] per output channel with `axis` the
+// channel axis (1 for MatMul, 3 for Conv2D), or one value with axis -1. fused_ops / num_args /
+// leakyrelu_alpha are _FusedMatMul's (fused_epilogue.h), or empty for the bare product.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/core/str_util.h"
+#include "runtime/kernels/cpu/fused_epilogue.h"
+#include "runtime/kernels/cpu/int8_product.h"
+#include "runtime/kernels/cpu/nn_util.h"
+#include "runtime/kernels/kernel_registry.h"
+
+namespace graphrt {
+
+namespace {
+
+constexpr int kInputX = 0;
+constexpr int kInputFilter = 1;
+constexpr int kInputMin = 2;
+constexpr int kInputMax = 3;
+constexpr int kFirstArg = 4;
+constexpr int kOutput = 0;
+
+// FusedEpilogue reads its args from inputs 2 and 3; here they come after min and max.
+class Int8OpBase : public OpKernel {
+ public:
+  Int8OpBase(OpKernelConstruction* ctx, int64_t channel_axis) : OpKernel(ctx) {
+    std::vector<std::string> ops;
+    GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("fused_ops", &ops));
+    if (!ops.empty()) {
+      fused_ = true;
+      GRT_CONSTRUCT_OK(ctx, epilogue_.Parse(*ctx));
+    } else {
+      int64_t num_args = 0;
+      GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("num_args", &num_args));
+      if (num_args != 0) {
+        ctx->SetStatus(InvalidArgument("num_args is ", num_args, " without fused_ops"));
+        return;
+      }
+    }
+    int64_t axis = -1;
+    GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("axis", &axis));
+    if (axis != channel_axis && axis != -1) {
+      ctx->SetStatus(InvalidArgument("axis must be ", channel_axis,
+                                     " (the output channels) or -1 (per tensor), got ", axis));
+      return;
+    }
+    per_column_ = axis != -1;
+    constant_ = ctx->input_is_constant(kInputFilter) && ctx->input_is_constant(kInputMin) &&
+                ctx->input_is_constant(kInputMax);
+  }
+
+ protected:
+  // The packed weights of this Run; `scratch` keeps non-constant ones alive.
+  StatusOr<const Int8Weights*> Weights(const OpKernelContext& ctx, int64_t k, int64_t n,
+                                       std::unique_ptr<Int8Weights>* scratch) {
+    return cache_.Get(constant_, ActiveQGemmIsa(), ctx.input(kInputFilter), k, n,
+                      ctx.input(kInputMin), ctx.input(kInputMax), per_column_, scratch);
+  }
+
+  // Checks the epilogue's args against an output of `out` with `channels` columns, and returns
+  // the epilogue to run on finished blocks (empty without fused_ops).
+  Status BindEpilogue(const OpKernelContext& ctx, const TensorShape& out, int64_t channels,
+                      const char* what, Int8Epilogue* epilogue) const {
+    if (!fused_) return Status::OK();
+    for (int i = kFirstArg; i < ctx.num_inputs(); ++i) {
+      if (ctx.input(i).dtype() != ::tensorflow::DT_FLOAT) {
+        return InvalidArgument("fused argument ", i - kFirstArg, " must be float, got ",
+                               DataTypeString(ctx.input(i).dtype()));
+      }
+    }
+    const Tensor& bias = ctx.input(kFirstArg);
+    if (bias.dims() != 1 || bias.dim_size(0) != channels) {
+      return InvalidArgument("bias must be a vector of the output's ", channels, " ", what,
+                             ", got ", bias.shape().DebugString());
+    }
+    const float* addend = nullptr;
+    if (epilogue_.residual()) {
+      const Tensor& other = ctx.input(kFirstArg + 1);
+      if (other.shape() != out) {
+        return InvalidArgument("the residual addend has shape ", other.shape().DebugString(),
+                               ", the output ", out.DebugString());
+      }
+      addend = other.data<float>();
+    }
+    const float* b = bias.data<float>();
+    *epilogue = [this, b, addend, channels](int64_t row, int64_t rows, int64_t col, int64_t cols,
+                                            float* o, int64_t ldo) {
+      const float* add = addend == nullptr ? nullptr : addend + row * channels + col;
+      if (cols == channels) {
+        epilogue_.ApplyRows(b, add, rows, channels, o);
+        return;
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        epilogue_.ApplyRows(b + col, add == nullptr ? nullptr : add + r * channels, 1, cols,
+                            o + r * ldo);
+      }
+    };
+    return Status::OK();
+  }
+
+  // Checks the filter's dtype and rank.
+  static Status CheckFilter(const Tensor& filter, int rank, const char* layout) {
+    if (filter.dtype() != ::tensorflow::DT_QINT8 || filter.dims() != rank) {
+      return InvalidArgument("filter must be qint8 of rank ", rank, " (", layout, "), got ",
+                             DataTypeString(filter.dtype()), " ", filter.shape().DebugString());
+    }
+    return Status::OK();
+  }
+
+  // The output without a product (k == 0): zeros, then the epilogue.
+  static void ZeroProduct(const Int8Epilogue& epilogue, int64_t rows, int64_t channels,
+                          float* out) {
+    std::fill(out, out + rows * channels, 0.0f);
+    if (epilogue) epilogue(0, rows, 0, channels, out, channels);
+  }
+
+ private:
+  FusedEpilogue epilogue_;
+  bool fused_ = false;
+  bool per_column_ = true;
+  bool constant_ = false;
+  Int8WeightsCache cache_;
+};
+
+class QuantizedMatMulOp : public Int8OpBase {
+ public:
+  explicit QuantizedMatMulOp(OpKernelConstruction* ctx) : Int8OpBase(ctx, 1) {}
+
+  Status Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(kInputX);
+    const Tensor& filter = ctx->input(kInputFilter);
+    GRT_RETURN_IF_ERROR(CheckFilter(filter, 2, "[k, n]"));
+    if (x.dims() != 2 || x.dim_size(1) != filter.dim_size(0)) {
+      return InvalidArgument("Matrix size-incompatible: In[0]: ", x.shape().DebugString(),
+                             ", In[1]: ", filter.shape().DebugString());
+    }
+    const int64_t m = x.dim_size(0), k = x.dim_size(1), n = filter.dim_size(1);
+    const TensorShape out_shape({m, n});
+    Int8Epilogue epilogue;
+    GRT_RETURN_IF_ERROR(BindEpilogue(*ctx, out_shape, n, "columns", &epilogue));
+    Tensor* out = nullptr;
+    GRT_RETURN_IF_ERROR(ctx->allocate_output(kOutput, out_shape, &out));
+    if (out->NumElements() == 0) return Status::OK();
+    if (k == 0) {
+      ZeroProduct(epilogue, m, n, out->data<float>());
+      return Status::OK();
+    }
+    std::unique_ptr<Int8Weights> scratch;
+    GRT_ASSIGN_OR_RETURN(const Int8Weights* weights, Weights(*ctx, k, n, &scratch));
+    ScratchBuffer<uint8_t> a(m * k);
+    const ActivationQuantization q =
+        QuantizeActivations(ctx->device(), x.data<float>(), m * k, a.get());
+    Int8MatMul(ctx->device(), a.get(), m, q, *weights, epilogue, out->data<float>());
+    return Status::OK();
+  }
+};
+
+class QuantizedConv2DOp : public Int8OpBase {
+ public:
+  explicit QuantizedConv2DOp(OpKernelConstruction* ctx) : Int8OpBase(ctx, 3) {
+    std::string format, padding;
+    GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("data_format", &format));
+    if (format != "NHWC") {
+      ctx->SetStatus(Unimplemented("_GraphrtQuantizedConv2D takes NHWC, got ", format));
+      return;
+    }
+    GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("padding", &padding));
+    GRT_CONSTRUCT_OK(ctx, ParsePadding(padding, &padding_));
+    GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("strides", &strides_));
+    dilations_ = {1, 1, 1, 1};
+    GRT_CONSTRUCT_OK(ctx, GetNodeAttrOr(ctx->def(), "dilations", &dilations_));
+    GRT_CONSTRUCT_OK(ctx, GetNodeAttrOr(ctx->def(), "explicit_paddings", &explicit_paddings_));
+    if (strides_.size() != 4 || dilations_.size() != 4 || strides_[0] != 1 || strides_[3] != 1 ||
+        dilations_[0] != 1 || dilations_[3] != 1 || strides_[1] <= 0 || strides_[2] <= 0 ||
+        dilations_[1] <= 0 || dilations_[2] <= 0) {
+      ctx->SetStatus(InvalidArgument(
+          "strides and dilations must be 4 positive values, 1 in the batch and depth dims; got "
+          "strides [",
+          StrJoin(strides_, ", "), "], dilations [", StrJoin(dilations_, ", "), "]"));
+      return;
+    }
+    const bool is_explicit = padding_ == Padding::kExplicit;
+    bool paddings_ok = is_explicit ? explicit_paddings_.size() == 8 : explicit_paddings_.empty();
+    for (size_t i = 0; paddings_ok && i < explicit_paddings_.size(); ++i) {
+      const bool spatial = i >= 2 && i < 6;
+      paddings_ok = explicit_paddings_[i] >= 0 && (spatial || explicit_paddings_[i] == 0);
+    }
+    if (!paddings_ok) {
+      ctx->SetStatus(InvalidArgument(
+          "explicit_paddings must be 8 non-negative values, zero in the batch and depth dims, "
+          "with EXPLICIT padding, and empty otherwise; got [",
+          StrJoin(explicit_paddings_, ", "), "]"));
+    }
+  }
+
+  Status Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(kInputX);
+    const Tensor& filter = ctx->input(kInputFilter);
+    GRT_RETURN_IF_ERROR(CheckFilter(filter, 4, "HWIO"));
+    if (input.dims() != 4) {
+      return InvalidArgument("input must be 4-dimensional, got ", input.shape().DebugString());
+    }
+    if (input.dim_size(3) != filter.dim_size(2)) {
+      return InvalidArgument("input depth ", input.dim_size(3), " must equal the filter's ",
+                             filter.dim_size(2), " (grouped convolutions stay in float)");
+    }
+    if (filter.dim_size(0) == 0 || filter.dim_size(1) == 0) {
+      return InvalidArgument("filter must not have zero elements, got ",
+                             filter.shape().DebugString());
+    }
+    Window2D g;
+    GRT_RETURN_IF_ERROR(Geometry(input.shape(), filter.shape(), &g));
+    const int64_t n = filter.dim_size(3);
+    const TensorShape out_shape({g.batch, g.out_rows, g.out_cols, n});
+    Int8Epilogue epilogue;
+    GRT_RETURN_IF_ERROR(BindEpilogue(*ctx, out_shape, n, "channels", &epilogue));
+    Tensor* out = nullptr;
+    GRT_RETURN_IF_ERROR(ctx->allocate_output(kOutput, out_shape, &out));
+    if (out->NumElements() == 0) return Status::OK();
+    const int64_t k = g.window_rows * g.window_cols * g.depth;
+    if (k == 0) {
+      ZeroProduct(epilogue, out->NumElements() / n, n, out->data<float>());
+      return Status::OK();
+    }
+    std::unique_ptr<Int8Weights> scratch;
+    GRT_ASSIGN_OR_RETURN(const Int8Weights* weights, Weights(*ctx, k, n, &scratch));
+    ScratchBuffer<uint8_t> q_in(input.NumElements());
+    const ActivationQuantization q =
+        QuantizeActivations(ctx->device(), input.data<float>(), input.NumElements(), q_in.get());
+    Int8Conv2D(ctx->device(), g, q_in.get(), q, *weights, epilogue, out->data<float>());
+    return Status::OK();
+  }
+
+ private:
+  Status Geometry(const TensorShape& in, const TensorShape& filter, Window2D* g) const {
+    g->batch = in.dim_size(0);
+    g->in_rows = in.dim_size(1);
+    g->in_cols = in.dim_size(2);
+    g->depth = in.dim_size(3);
+    g->window_rows = filter.dim_size(0);
+    g->window_cols = filter.dim_size(1);
+    g->stride_rows = strides_[1];
+    g->stride_cols = strides_[2];
+    g->dilation_rows = dilations_[1];
+    g->dilation_cols = dilations_[2];
+    const bool is_explicit = padding_ == Padding::kExplicit;
+    WindowDim rows, cols;
+    GRT_RETURN_IF_ERROR(ComputeWindowDim(
+        g->in_rows, g->window_rows, g->dilation_rows, g->stride_rows, padding_,
+        is_explicit ? explicit_paddings_[2] : 0, is_explicit ? explicit_paddings_[3] : 0, &rows));
+    GRT_RETURN_IF_ERROR(ComputeWindowDim(
+        g->in_cols, g->window_cols, g->dilation_cols, g->stride_cols, padding_,
+        is_explicit ? explicit_paddings_[4] : 0, is_explicit ? explicit_paddings_[5] : 0, &cols));
+    g->out_rows = rows.output;
+    g->out_cols = cols.output;
+    g->pad_top = rows.pad_before;
+    g->pad_left = cols.pad_before;
+    return Status::OK();
+  }
+
+  Padding padding_ = Padding::kValid;
+  std::vector<int64_t> strides_, dilations_, explicit_paddings_;
+};
+
+}  // namespace
+
+void RegisterInt8Kernels(KernelRegistry* r) {
+  r->Register(KernelDefBuilder("_GraphrtQuantizedMatMul").Device(kDeviceCpu),
+              MakeFactory<QuantizedMatMulOp>());
+  r->Register(KernelDefBuilder("_GraphrtQuantizedConv2D").Device(kDeviceCpu),
+              MakeFactory<QuantizedConv2DOp>());
+}
+
+}  // namespace graphrt

@@ -1,0 +1,107 @@
+// Dynamically quantized products, as ONNX Runtime's dynamic quantization computes them: the
+// weights are int8 (symmetric, one scale per output column or one for all) and packed once; the
+// float activations x are quantized on each Run, per tensor, to uint8 with a zero point:
+//
+//   range [lo, hi] = [min(0, min x), max(0, max x)], scale = (hi - lo) / 255,
+//   zero_point = clamp(nearbyint(-lo / scale), 0, 255), q = clamp(nearbyint(x / scale) + zp, 0,
+//   255)
+//
+// (all-zero x: scale 1, zero point 0). 0 is exact, so padding and Relu outputs lose nothing. The
+// integer product acc = sum_p q(i, p) * w(p, j) runs in QGemm (qgemm.h), and the output stage
+// gives y(i, j) = float(acc(i, j) - zp * column_sum(j)) * (scale_x * scale_w(j)), exactly as
+// written (the subtraction in int32, then one float conversion and one float product), before an
+// optional float epilogue. Against x * dequantized weights in float the error of y(i, j) is at
+// most scale_x / 2 * sum_p |w(p, j)| (rounding of x), plus float rounding.
+#ifndef GRAPHRT_RUNTIME_KERNELS_CPU_INT8_PRODUCT_H_
+#define GRAPHRT_RUNTIME_KERNELS_CPU_INT8_PRODUCT_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "runtime/core/status.h"
+#include "runtime/core/tensor.h"
+#include "runtime/devices/device.h"
+#include "runtime/kernels/common/window.h"
+#include "runtime/kernels/cpu/qgemm.h"
+
+namespace graphrt {
+
+// x ~ scale * (q - zero_point) with q in [0, 255].
+struct ActivationQuantization {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+};
+
+// The quantization of a tensor whose values lie in [lo, hi] (lo <= 0 <= hi), by the formulas
+// above.
+ActivationQuantization ActivationQuantizationForRange(float lo, float hi);
+
+// Chooses the quantization of x[0, n) and writes q[0, n), sharing the work out over `device`'s
+// intra-op threads (null: the calling thread). Vectorized (SSE2).
+ActivationQuantization QuantizeActivations(const Device* device, const float* x, int64_t n,
+                                           uint8_t* q);
+
+// Int8 weights B (k x n) with one float scale per column, packed for QGemm.
+class Int8Weights {
+ public:
+  // B(p, j) = b[p * n + j]; min/max are Dequantize's SCALED narrow_range inputs: a vector of n
+  // values when `axis` is the column axis (per_column true), else one value. The scale of column
+  // j is TensorFlow's: max(min / -127, max / 127). Errors (naming `what`, the filter) for a
+  // min/max of the wrong shape or out of order; k must be >= 1 and n >= 1.
+  static StatusOr<std::unique_ptr<Int8Weights>> Make(QGemmIsa isa, const int8_t* b, int64_t k,
+                                                     int64_t n, const Tensor& min,
+                                                     const Tensor& max, bool per_column,
+                                                     const char* what);
+
+  const QGemmPackedB& packed() const { return *packed_; }
+  const float* scales() const { return scales_.data(); }
+  int64_t k() const { return packed_->k(); }
+  int64_t n() const { return packed_->n(); }
+
+ private:
+  std::unique_ptr<QGemmPackedB> packed_;
+  std::vector<float> scales_;
+};
+
+// A kernel's constant int8 weights, made on the first Run and reused by every later one (as
+// packed_weights.h does for float). Safe from several threads.
+class Int8WeightsCache {
+ public:
+  // The weights for this Run: the cached ones where `constant` (filter, min and max are Const
+  // values, the same buffers every Run), else freshly made into *scratch.
+  StatusOr<const Int8Weights*> Get(bool constant, QGemmIsa isa, const Tensor& filter, int64_t k,
+                                   int64_t n, const Tensor& min, const Tensor& max, bool per_column,
+                                   std::unique_ptr<Int8Weights>* scratch);
+
+ private:
+  std::mutex mu_;
+  const void* source_ = nullptr;
+  std::unique_ptr<Int8Weights> weights_;
+};
+
+// Receives finished float output: rows [row, row + rows) and columns [col, col + cols) of the
+// output (row stride ldo), at `out`, after the output stage, for a bias / activation in place.
+// Called from the intra-op threads, each call on a disjoint block.
+using Int8Epilogue = std::function<void(int64_t row, int64_t rows, int64_t col, int64_t cols,
+                                        float* out, int64_t ldo)>;
+
+// out (m x n, row stride n) = the output stage of a (m x k uint8, row stride k, quantized as
+// `q`) times w. REQUIRES: w.k() == k.
+void Int8MatMul(const Device* device, const uint8_t* a, int64_t m, const ActivationQuantization& q,
+                const Int8Weights& w, const Int8Epilogue& epilogue, float* out);
+
+// The NHWC convolution of `in` (uint8, quantized as `q`, shape [batch, in_rows, in_cols, depth])
+// by w (the HWIO filter seen as [window_rows * window_cols * depth, out_depth]) into out
+// ([batch, out_rows, out_cols, out_depth]): im2col over uint8 with the zero point as padding,
+// blocks of output pixels over the intra-op threads. REQUIRES: w.k() == window_rows *
+// window_cols * depth.
+void Int8Conv2D(const Device* device, const Window2D& g, const uint8_t* in,
+                const ActivationQuantization& q, const Int8Weights& w, const Int8Epilogue& epilogue,
+                float* out);
+
+}  // namespace graphrt
+
+#endif  // GRAPHRT_RUNTIME_KERNELS_CPU_INT8_PRODUCT_H_

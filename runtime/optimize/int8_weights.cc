@@ -1,0 +1,245 @@
+// Int8 weights (part of remapping, after the remapper's fusions): a MatMul, _FusedMatMul,
+// Conv2D or _FusedConv2D whose weights are
+//
+//   Dequantize(Const qint8 w, Const min, Const max)  T=qint8, mode=SCALED, narrow_range=true,
+//                                                    dtype=float, min = -max,
+//                                                    axis = the output channel axis of w
+//                                                    (MatMul [k, n]: 1; Conv2D HWIO: 3) with
+//                                                    min/max [n], or -1 with one min/max
+//
+// (what `graphrt quantize --mode int8-dynamic` writes) becomes _GraphrtQuantizedMatMul /
+// _GraphrtQuantizedConv2D (runtime/kernels/cpu/int8_ops.cc) on the int8 values themselves,
+// keeping the product's name, fused_ops and arguments. Anything else stays as written (float):
+// other modes or types, transposed MatMuls, NCHW, a grouped convolution, weights that are not
+// Consts or that something else reads too, nodes on different devices, or a device without the
+// int8 kernels. Constant folding leaves such a Dequantize alone when remapping is on
+// (IsInt8WeightsDequantize), so that the int8 values reach this pass.
+#include <cmath>
+
+#include "runtime/core/attr_util.h"
+#include "runtime/core/str_util.h"
+#include "runtime/kernels/kernel_registry.h"
+#include "runtime/optimize/optimizer_util.h"
+
+namespace graphrt {
+namespace optimize {
+
+namespace {
+
+const char* Int8OpFor(const std::string& op) {
+  if (op == "MatMul" || op == "_FusedMatMul") return "_GraphrtQuantizedMatMul";
+  if (op == "Conv2D" || op == "_FusedConv2D") return "_GraphrtQuantizedConv2D";
+  return nullptr;
+}
+
+// The product's attrs that the int8 op takes over, where present.
+constexpr const char* kCopiedAttrs[] = {"strides",   "padding",  "explicit_paddings", "dilations",
+                                        "fused_ops", "num_args", "leakyrelu_alpha"};
+
+bool AttrIs(const Node* node, const char* name, const std::string& value) {
+  std::string s;
+  return GetNodeAttr(node->def(), name, &s).ok() && s == value;
+}
+
+// Whether the fused_ops / num_args of `product` (empty for a plain one) are an epilogue the
+// int8 kernels run: BiasAdd, an optional residual Add, at most one activation.
+bool EpilogueFits(const Node* product) {
+  std::vector<std::string> ops;
+  int64_t num_args = 0;
+  if (!GetNodeAttrOr(product->def(), "fused_ops", &ops).ok() ||
+      !GetNodeAttrOr(product->def(), "num_args", &num_args).ok()) {
+    return false;
+  }
+  if (ops.empty()) return num_args == 0;
+  const bool residual = ops.size() >= 2 && ops[1] == "Add";
+  return ops[0] == "BiasAdd" && num_args == (residual ? 2 : 1) && ops.size() <= (residual ? 3 : 2);
+}
+
+// The Dequantize that gives `product` its int8 weights as described above, or null.
+Node* MatchInt8Weights(const OptimizerContext& ctx, const Node* product) {
+  if (Int8OpFor(product->op()) == nullptr) return nullptr;
+  Device* device = DeviceOf(ctx, product);
+  DataType t = ::tensorflow::DT_INVALID;
+  if (device == nullptr || !GetNodeAttr(product->def(), "T", &t).ok() ||
+      t != ::tensorflow::DT_FLOAT || !EpilogueFits(product)) {
+    return nullptr;
+  }
+  const bool matmul = Int8OpFor(product->op()) == std::string("_GraphrtQuantizedMatMul");
+  if (matmul) {
+    bool transpose_a = false, transpose_b = false;
+    if (!GetNodeAttrOr(product->def(), "transpose_a", &transpose_a).ok() ||
+        !GetNodeAttrOr(product->def(), "transpose_b", &transpose_b).ok() || transpose_a ||
+        transpose_b) {
+      return nullptr;
+    }
+  } else {
+    std::string format = "NHWC";
+    if (!GetNodeAttrOr(product->def(), "data_format", &format).ok() || format != "NHWC") {
+      return nullptr;
+    }
+  }
+  const Edge* edge = product->input_edge(1);
+  if (edge == nullptr || edge->src_output != 0) return nullptr;
+  Node* dq = edge->src;
+  if (dq->op() != "Dequantize" || SoleConsumer(dq) != product || HasControlInEdges(dq) ||
+      DeviceOf(ctx, dq) != device) {
+    return nullptr;
+  }
+  DataType qt = ::tensorflow::DT_INVALID, dtype = ::tensorflow::DT_FLOAT;
+  bool narrow_range = false;
+  int64_t axis = -1;
+  if (!GetNodeAttr(dq->def(), "T", &qt).ok() || qt != ::tensorflow::DT_QINT8 ||
+      !AttrIs(dq, "mode", "SCALED") ||
+      !GetNodeAttrOr(dq->def(), "narrow_range", &narrow_range).ok() || !narrow_range ||
+      !GetNodeAttrOr(dq->def(), "dtype", &dtype).ok() || dtype != ::tensorflow::DT_FLOAT ||
+      !GetNodeAttrOr(dq->def(), "axis", &axis).ok()) {
+    return nullptr;
+  }
+  Tensor w, min, max;
+  for (int i = 0; i < 3; ++i) {
+    Node* in = InputNode(dq, i);
+    if (!IsConst(in, i == 0 ? &w : i == 1 ? &min : &max) || DeviceOf(ctx, in) != device) {
+      return nullptr;
+    }
+  }
+  const int rank = matmul ? 2 : 4;
+  const int64_t channel_axis = matmul ? 1 : 3;
+  if (w.dtype() != ::tensorflow::DT_QINT8 || w.dims() != rank || w.NumElements() == 0 ||
+      (axis != channel_axis && axis != -1)) {
+    return nullptr;
+  }
+  const int64_t ranges = axis == -1 ? 1 : w.dim_size(channel_axis);
+  for (const Tensor* m : {&min, &max}) {
+    const bool shape_ok =
+        axis == -1 ? m->NumElements() == 1 : (m->dims() == 1 && m->dim_size(0) == ranges);
+    if (m->dtype() != ::tensorflow::DT_FLOAT || !shape_ok) return nullptr;
+  }
+  for (int64_t j = 0; j < ranges; ++j) {
+    const float lo = min.data<float>()[j], hi = max.data<float>()[j];
+    if (!(hi >= 0.0f) || !std::isfinite(hi) || lo != -hi) return nullptr;
+  }
+  return dq;
+}
+
+// The input depth of `conv` where its static shape tells, else -1.
+int64_t InputDepth(const ShapeMap& shapes, const Node* conv) {
+  const Edge* in = conv->input_edge(0);
+  if (in == nullptr || in->src->id() >= static_cast<int>(shapes.size())) return -1;
+  const auto& s = shapes[in->src->id()];
+  if (in->src_output >= static_cast<int>(s.size())) return -1;
+  const PartialTensorShape& shape = s[in->src_output];
+  if (shape.unknown_rank() || shape.dims() != 4) return -1;
+  return shape.dim_size(3);
+}
+
+// Replaces `product` and its Dequantize `dq` by the int8 node.
+Status Rewrite(OptimizerContext* ctx, Node* product, Node* dq,
+               std::vector<RewriteRecord>* records) {
+  Graph* graph = ctx->graph;
+  Device* device = DeviceOf(*ctx, product);
+  ::tensorflow::NodeDef def;
+  def.set_name(product->name());
+  def.set_op(Int8OpFor(product->op()));
+  def.set_device(product->def().device());
+  for (const char* attr : kCopiedAttrs) {
+    if (const ::tensorflow::AttrValue* v = FindAttr(product->def(), attr)) {
+      (*def.mutable_attr())[attr] = *v;
+    }
+  }
+  if (FindAttr(def, "num_args") == nullptr) SetNodeAttr(&def, "num_args", int64_t{0});
+  int64_t axis = -1;
+  GRT_RETURN_IF_ERROR(GetNodeAttrOr(dq->def(), "axis", &axis));
+  SetNodeAttr(&def, "axis", axis);
+  if (!KernelRegistry::Global()->Supports(device->device_type(), def)) return Status::OK();
+
+  // The fused node lists what it stands for: the nodes a fusion already replaced, then the
+  // Dequantize.
+  ::tensorflow::AttrValue replaced_attr;
+  if (const ::tensorflow::AttrValue* before = FindAttr(product->def(), kReplacedAttr)) {
+    replaced_attr = *before;
+  } else {
+    replaced_attr.mutable_list()->add_s(Describe(product));
+  }
+  replaced_attr.mutable_list()->add_s(Describe(dq));
+  (*def.mutable_attr())[kReplacedAttr] = replaced_attr;
+  RewriteRecord record{"remapping",
+                       product->name(),
+                       def.op(),
+                       {dq->name(), product->name()},
+                       {dq->op(), product->op()}};
+
+  // Inputs: x, then the Dequantize's three, then the product's fused args.
+  struct Source {
+    Node* node;
+    int output;
+  };
+  std::vector<Source> sources(4 + static_cast<size_t>(product->num_inputs() - 2), {nullptr, 0});
+  for (const Edge* e : product->in_edges()) {
+    if (e->IsControl()) continue;
+    if (e->dst_input == 0) sources[0] = {e->src, e->src_output};
+    if (e->dst_input >= 2) sources[e->dst_input + 2] = {e->src, e->src_output};
+  }
+  for (const Edge* e : dq->in_edges()) {
+    if (!e->IsControl()) sources[1 + e->dst_input] = {e->src, e->src_output};
+  }
+  for (const Source& s : sources) {
+    if (s.node == nullptr) return Status::OK();
+  }
+  std::vector<Node*> controls_in, controls_out;
+  std::vector<std::pair<Node*, int>> readers;
+  for (const Edge* e : product->in_edges()) {
+    if (e->IsControl()) controls_in.push_back(e->src);
+  }
+  for (const Edge* e : product->out_edges()) {
+    if (e->IsControl()) {
+      controls_out.push_back(e->dst);
+    } else {
+      readers.push_back({e->dst, e->dst_input});
+    }
+  }
+  graph->RemoveNode(product);
+  graph->RemoveNode(dq);
+  GRT_ASSIGN_OR_RETURN(Node * node, AddNodeOnDevice(ctx, std::move(def), device));
+  for (size_t i = 0; i < sources.size(); ++i) {
+    graph->AddEdge(sources[i].node, sources[i].output, node, static_cast<int>(i));
+  }
+  for (Node* c : controls_in) graph->AddControlEdge(c, node);
+  for (Node* c : controls_out) graph->AddControlEdge(node, c);
+  for (const auto& [dst, slot] : readers) graph->AddEdge(node, 0, dst, slot);
+  records->push_back(std::move(record));
+  return Status::OK();
+}
+
+}  // namespace
+
+bool IsInt8WeightsDequantize(const OptimizerContext& ctx, const Node* node) {
+  if (node->op() != "Dequantize") return false;
+  const Node* product = SoleConsumer(node);
+  return product != nullptr && MatchInt8Weights(ctx, product) == node;
+}
+
+Status RemapInt8Weights(OptimizerContext* ctx, std::vector<RewriteRecord>* records) {
+  const std::vector<Node*> order = TopologicalOrder(*ctx->graph);
+  ShapeMap shapes(static_cast<size_t>(ctx->graph->num_node_ids()));
+  std::vector<Node*> products;
+  for (Node* n : order) {
+    InferShape(*ctx, n, &shapes);
+    if (Int8OpFor(n->op()) != nullptr) products.push_back(n);
+  }
+  // Rewrites remove only the product and its own Dequantize, so the other pointers stay valid.
+  for (Node* product : products) {
+    Node* dq = MatchInt8Weights(*ctx, product);
+    if (dq == nullptr) continue;
+    if (Int8OpFor(product->op()) == std::string("_GraphrtQuantizedConv2D")) {
+      Tensor w;
+      IsConst(InputNode(dq, 0), &w);
+      const int64_t depth = InputDepth(shapes, product);
+      if (depth >= 0 && depth != w.dim_size(2)) continue;  // grouped: stays float
+    }
+    GRT_RETURN_IF_ERROR(Rewrite(ctx, product, dq, records));
+  }
+  return Status::OK();
+}
+
+}  // namespace optimize
+}  // namespace graphrt

@@ -1,0 +1,391 @@
+// Int8 weights through a Session (runtime/optimize/int8_weights.cc): a MatMul / Conv2D whose
+// weights are Dequantize(Const qint8, min, max) runs as _GraphrtQuantizedMatMul /
+// _GraphrtQuantizedConv2D (the placement report names the node made and the nodes replaced), with
+// values within the quantization error of the float graph (remapping off: Dequantize in float);
+// patterns that differ stay float; a bad int8 node is an error naming it.
+//
+// The error bound: x is rounded to scale_x / 2 at most, so y(i, j) moves by at most
+// scale_x / 2 * sum_p |w(p, j)| (w the dequantized weights; the activations are 1-Lipschitz),
+// plus float rounding (1e-5 relative).
+#include <gtest/gtest.h>
+#include <google/protobuf/text_format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <chrono>
+#include <cstdio>
+#include <random>
+
+#include "runtime/core/str_util.h"
+#include "runtime/kernels/cpu/qgemm.h"
+#include "runtime/session/session.h"
+
+namespace graphrt {
+namespace {
+
+#define SKIP_WHEN_OPTIMIZER_OFF()                                          \
+  do {                                                                     \
+    const char* env = std::getenv("GRAPHRT_OPTIMIZER");                    \
+    if (env != nullptr && std::string(env) == "0") {                       \
+      GTEST_SKIP() << "GRAPHRT_OPTIMIZER=0 turns the graph optimizer off"; \
+    }                                                                      \
+  } while (0)
+
+std::string Shape(const std::vector<int64_t>& dims) {
+  std::string shape;
+  for (int64_t d : dims) shape += StrCat(" dim { size: ", d, " }");
+  return shape;
+}
+
+std::string FloatConst(const std::string& name, const std::vector<int64_t>& dims,
+                       const std::vector<float>& values) {
+  std::string vals;
+  for (float v : values) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.9g", v);
+    vals += StrCat(" float_val: ", text);
+  }
+  return StrCat("node { name: '", name,
+                "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } "
+                "attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape {",
+                Shape(dims), " }", vals, " } } } }\n");
+}
+
+std::string QInt8Const(const std::string& name, const std::vector<int64_t>& dims,
+                       const std::vector<int8_t>& values) {
+  std::string vals;
+  for (int v : values) vals += StrCat(" int_val: ", v);
+  return StrCat("node { name: '", name,
+                "' op: 'Const' attr { key: 'dtype' value { type: DT_QINT8 } } "
+                "attr { key: 'value' value { tensor { dtype: DT_QINT8 tensor_shape {",
+                Shape(dims), " }", vals, " } } } }\n");
+}
+
+std::string Placeholder(const std::string& name, const std::vector<int64_t>& dims,
+                        const char* type = "DT_FLOAT") {
+  return StrCat("node { name: '", name,
+                "' op: 'Placeholder' attr { key: 'dtype' value { type: ", type,
+                " } } attr { key: 'shape' value { shape {", Shape(dims), " } } } }\n");
+}
+
+std::string Op(const std::string& name, const std::string& op,
+               const std::vector<std::string>& inputs, const std::string& attrs = "") {
+  std::string in;
+  for (const std::string& i : inputs) in += StrCat(" input: '", i, "'");
+  return StrCat("node { name: '", name, "' op: '", op, "'", in,
+                " attr { key: 'T' value { type: DT_FLOAT } } ", attrs, " }\n");
+}
+
+std::vector<float> Random(int64_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+std::vector<int8_t> RandomInt8(int64_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> dist(-127, 127);
+  std::vector<int8_t> v(static_cast<size_t>(n));
+  for (int8_t& x : v) x = static_cast<int8_t>(dist(gen));
+  return v;
+}
+
+// Int8 weights as `graphrt quantize` writes them: <w>/quantized, <w>/min, <w>/max and the
+// Dequantize named <w>. `ranges` values of max (min = -max unless `lo` is given).
+struct Int8Weight {
+  std::string text;
+  std::vector<float> dequantized;  // row-major, as the float graph sees them
+};
+
+Int8Weight MakeInt8Weight(const std::string& w, const std::vector<int64_t>& dims, int64_t axis,
+                          const std::vector<float>& hi, uint32_t seed,
+                          const std::vector<float>* lo = nullptr, bool const_values = true) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  const std::vector<int8_t> q = RandomInt8(count, seed);
+  std::vector<float> mins;
+  for (size_t i = 0; i < hi.size(); ++i) mins.push_back(lo != nullptr ? (*lo)[i] : -hi[i]);
+  const std::vector<int64_t> range_dims =
+      axis == -1 ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(hi.size())};
+  Int8Weight out;
+  out.text = (const_values ? QInt8Const(w + "/quantized", dims, q)
+                           : Placeholder(w + "/quantized", dims, "DT_QINT8")) +
+             FloatConst(w + "/min", range_dims, mins) + FloatConst(w + "/max", range_dims, hi) +
+             StrCat("node { name: '", w, "' op: 'Dequantize' input: '", w, "/quantized' input: '",
+                    w, "/min' input: '", w,
+                    "/max' attr { key: 'T' value { type: DT_QINT8 } } "
+                    "attr { key: 'mode' value { s: 'SCALED' } } "
+                    "attr { key: 'narrow_range' value { b: true } } "
+                    "attr { key: 'axis' value { i: ",
+                    axis, " } } attr { key: 'dtype' value { type: DT_FLOAT } } }\n");
+  // The per-slice index of element i along `axis` (or 0).
+  int64_t inner = 1;
+  if (axis >= 0) {
+    for (size_t d = static_cast<size_t>(axis) + 1; d < dims.size(); ++d) inner *= dims[d];
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    const size_t s = axis < 0 ? 0 : static_cast<size_t>((i / inner) % dims[axis]);
+    const float scale = std::max(mins[s] / -127.0f, hi[s] / 127.0f);
+    out.dequantized.push_back(q[i] * scale);
+  }
+  return out;
+}
+
+struct RunResult {
+  Status status;
+  std::vector<Tensor> outputs;
+  PlacementReport report;
+};
+
+RunResult RunGraph(const std::string& text,
+                   const std::vector<std::pair<std::string, Tensor>>& feeds,
+                   const std::vector<std::string>& fetches, bool remapping = true) {
+  RunResult result;
+  GraphDef graph;
+  if (!google::protobuf::TextFormat::ParseFromString(text, &graph)) {
+    result.status = Internal("the test's graph does not parse");
+    return result;
+  }
+  SessionOptions options;
+  options.config.rewrite_options.remapping = remapping;
+  std::unique_ptr<Session> session;
+  result.status = NewSession(options, &session);
+  if (result.status.ok()) result.status = session->Create(graph);
+  if (result.status.ok()) result.status = session->Run(feeds, fetches, {}, &result.outputs);
+  if (session != nullptr) result.report = session->GetPlacementReport();
+  return result;
+}
+
+const PlacementDecision* DecisionOf(const PlacementReport& report, const std::string& node) {
+  static const PlacementDecision none;
+  const PlacementDecision* d = report.Find(node);
+  return d == nullptr ? &none : d;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+Tensor FloatTensor(const std::vector<int64_t>& dims, const std::vector<float>& values) {
+  return Tensor::Vector<float>(values).Reshaped(TensorShape(dims));
+}
+
+// |int8 - float| <= scale_x / 2 * column_l1[j] + 1e-5 |float| + 1e-6 for output channel j.
+void ExpectWithinQuantizationError(const Tensor& int8, const Tensor& reference, float scale_x,
+                                   const std::vector<float>& column_l1) {
+  ASSERT_EQ(int8.shape(), reference.shape());
+  const int64_t n = static_cast<int64_t>(column_l1.size());
+  float worst = 0.0f;
+  for (int64_t i = 0; i < int8.NumElements(); ++i) {
+    const float a = int8.data<float>()[i], e = reference.data<float>()[i];
+    const float bound = 0.5f * scale_x * column_l1[i % n] + 1e-5f * std::fabs(e) + 1e-6f;
+    EXPECT_LE(std::fabs(a - e), bound) << "element " << i << ": " << a << " vs " << e;
+    worst = std::max(worst, std::fabs(a - e) / bound);
+  }
+  // Far inside the bound on average, but it is what the test can promise element by element.
+  EXPECT_GT(worst, 0.0f) << "the int8 path should differ from float somewhere";
+}
+
+float ActivationScale(const std::vector<float>& x) {
+  float lo = 0.0f, hi = 0.0f;
+  for (float v : x) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  return (hi - lo) / 255.0f;
+}
+
+// Sum over the rows of |w| for each of the n columns of a [rows, n] matrix.
+std::vector<float> ColumnL1(const std::vector<float>& w, int64_t n) {
+  std::vector<float> l1(static_cast<size_t>(n), 0.0f);
+  for (size_t i = 0; i < w.size(); ++i) l1[i % n] += std::fabs(w[i]);
+  return l1;
+}
+
+TEST(Int8Weights, MatMulBiasReluRunsInInt8) {
+  SKIP_WHEN_OPTIMIZER_OFF();
+  const int64_t m = 3, k = 37, n = 21;
+  const Int8Weight w = MakeInt8Weight("w", {k, n}, 1, Random(n, 1, 0.1f, 1.0f), 2);
+  const std::string graph = Placeholder("x", {m, k}) + w.text + FloatConst("b", {n}, Random(n, 3)) +
+                            Op("mm", "MatMul", {"x", "w"}) + Op("bias", "BiasAdd", {"mm", "b"}) +
+                            Op("relu", "Relu", {"bias"});
+  const std::vector<float> x = Random(m * k, 4, -2.0f, 3.0f);
+  RunResult on = RunGraph(graph, {{"x", FloatTensor({m, k}, x)}}, {"relu"});
+  RunResult off = RunGraph(graph, {{"x", FloatTensor({m, k}, x)}}, {"relu"}, false);
+  ASSERT_TRUE(on.status.ok()) << on.status;
+  ASSERT_TRUE(off.status.ok()) << off.status;
+  const PlacementDecision* relu = DecisionOf(on.report, "relu");
+  EXPECT_EQ(relu->op, "_GraphrtQuantizedMatMul");
+  EXPECT_TRUE(Contains(relu->reason,
+                       "remapping: relu (_FusedMatMul) replaces mm (MatMul), "
+                       "bias (BiasAdd), relu (Relu)"))
+      << relu->reason;
+  EXPECT_TRUE(Contains(relu->reason,
+                       "remapping: relu (_GraphrtQuantizedMatMul) replaces "
+                       "w (Dequantize), relu (_FusedMatMul)"))
+      << relu->reason;
+  EXPECT_TRUE(
+      Contains(DecisionOf(on.report, "w")->reason, "folded into relu (_GraphrtQuantizedMatMul)"))
+      << DecisionOf(on.report, "w")->reason;
+  EXPECT_EQ(DecisionOf(off.report, "relu")->op, "Relu");
+  ExpectWithinQuantizationError(on.outputs[0], off.outputs[0], ActivationScale(x),
+                                ColumnL1(w.dequantized, n));
+}
+
+TEST(Int8Weights, ConvChainRunsInInt8PerChannelAndPerTensor) {
+  SKIP_WHEN_OPTIMIZER_OFF();
+  // conv1: 3x3 stride 2 SAME, per channel, + BiasAdd + Relu6; conv2: 1x1 per tensor, bare.
+  const Int8Weight w1 = MakeInt8Weight("w1", {3, 3, 6, 13}, 3, Random(13, 5, 0.1f, 1.0f), 6);
+  const Int8Weight w2 = MakeInt8Weight("w2", {1, 1, 13, 5}, -1, {0.7f}, 7);
+  const std::string graph = Placeholder("x", {2, 11, 10, 6}) + w1.text + w2.text +
+                            FloatConst("b", {13}, Random(13, 8)) +
+                            Op("conv1", "Conv2D", {"x", "w1"},
+                               "attr { key: 'strides' value { list { i: 1 i: 2 i: 2 i: 1 } } } "
+                               "attr { key: 'padding' value { s: 'SAME' } }") +
+                            Op("bias", "BiasAdd", {"conv1", "b"}) + Op("act", "Relu6", {"bias"}) +
+                            Op("conv2", "Conv2D", {"act", "w2"},
+                               "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
+                               "attr { key: 'padding' value { s: 'VALID' } }");
+  const std::vector<float> x = Random(2 * 11 * 10 * 6, 9, -1.0f, 2.0f);
+  const Tensor tx = FloatTensor({2, 11, 10, 6}, x);
+  RunResult on = RunGraph(graph, {{"x", tx}}, {"act", "conv2"});
+  RunResult off = RunGraph(graph, {{"x", tx}}, {"act", "conv2"}, false);
+  ASSERT_TRUE(on.status.ok()) << on.status;
+  ASSERT_TRUE(off.status.ok()) << off.status;
+  // act is fetched, so the remapper fuses conv1 + bias + act, and conv2 reads it.
+  EXPECT_EQ(DecisionOf(on.report, "act")->op, "_GraphrtQuantizedConv2D");
+  EXPECT_EQ(DecisionOf(on.report, "conv2")->op, "_GraphrtQuantizedConv2D");
+  EXPECT_TRUE(Contains(DecisionOf(on.report, "conv2")->reason,
+                       "remapping: conv2 (_GraphrtQuantizedConv2D) replaces w2 (Dequantize), "
+                       "conv2 (Conv2D)"))
+      << DecisionOf(on.report, "conv2")->reason;
+  ExpectWithinQuantizationError(on.outputs[0], off.outputs[0], ActivationScale(x),
+                                ColumnL1(w1.dequantized, 13));
+  // conv2 sees conv1's int8 output; compare it with the float conv of that output.
+  const Tensor& act = on.outputs[0];
+  std::vector<float> act_values(act.data<float>(), act.data<float>() + act.NumElements());
+  const std::string conv2_alone =
+      Placeholder("act", {2, 6, 5, 13}) + w2.text +
+      Op("conv2", "Conv2D", {"act", "w2"},
+         "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
+         "attr { key: 'padding' value { s: 'VALID' } }");
+  RunResult float2 = RunGraph(conv2_alone, {{"act", act}}, {"conv2"}, false);
+  ASSERT_TRUE(float2.status.ok()) << float2.status;
+  ExpectWithinQuantizationError(on.outputs[1], float2.outputs[0], ActivationScale(act_values),
+                                ColumnL1(w2.dequantized, 5));
+}
+
+// A pattern that differs from the int8 weights stays float: the values are the float graph's.
+void ExpectStaysFloat(const Int8Weight& w, int64_t k, int64_t n, bool feed_weights = false) {
+  std::string graph = Placeholder("x", {2, k}) + w.text + FloatConst("b", {n}, Random(n, 3)) +
+                      Op("mm", "MatMul", {"x", "w"}) + Op("bias", "BiasAdd", {"mm", "b"});
+  std::vector<std::pair<std::string, Tensor>> feeds = {
+      {"x", FloatTensor({2, k}, Random(2 * k, 4))}};
+  if (feed_weights) {
+    Tensor q(::tensorflow::DT_QINT8, TensorShape({k, n}));
+    const std::vector<int8_t> values = RandomInt8(k * n, 5);
+    std::copy(values.begin(), values.end(), q.data<int8_t>());
+    feeds.push_back({"w/quantized", q});
+  }
+  RunResult on = RunGraph(graph, feeds, {"bias"});
+  RunResult off = RunGraph(graph, feeds, {"bias"}, false);
+  ASSERT_TRUE(on.status.ok()) << on.status;
+  ASSERT_TRUE(off.status.ok()) << off.status;
+  EXPECT_EQ(DecisionOf(on.report, "bias")->op, "_FusedMatMul");
+  for (int64_t i = 0; i < on.outputs[0].NumElements(); ++i) {
+    const float a = on.outputs[0].data<float>()[i], e = off.outputs[0].data<float>()[i];
+    EXPECT_NEAR(a, e, 1e-5f * std::max(1.0f, std::fabs(e))) << i;
+  }
+}
+
+TEST(Int8Weights, OtherPatternsStayFloat) {
+  SKIP_WHEN_OPTIMIZER_OFF();
+  const int64_t k = 9, n = 6;
+  {
+    SCOPED_TRACE("per tensor with min != -max");
+    const std::vector<float> lo = {-0.5f};
+    ExpectStaysFloat(MakeInt8Weight("w", {k, n}, -1, {0.8f}, 1, &lo), k, n);
+  }
+  {
+    SCOPED_TRACE("per channel along k (axis 0)");
+    ExpectStaysFloat(MakeInt8Weight("w", {k, n}, 0, Random(k, 2, 0.1f, 1.0f), 1), k, n);
+  }
+  {
+    SCOPED_TRACE("weights fed, not Const");
+    ExpectStaysFloat(MakeInt8Weight("w", {k, n}, 1, Random(n, 2, 0.1f, 1.0f), 1, nullptr, false), k,
+                     n, true);
+  }
+}
+
+TEST(Int8Weights, BadInt8NodeIsAnErrorNamingIt) {
+  const std::string ranges = FloatConst("lo", {4}, {-1, -1, -1, -1}) +
+                             FloatConst("hi", {4}, {1, 1, 1, 1}) + Placeholder("x", {2, 6});
+  auto int8_node = [](const std::string& filter) {
+    return StrCat("node { name: 'qmm' op: '_GraphrtQuantizedMatMul' input: 'x' input: '", filter,
+                  "' input: 'lo' input: 'hi' }\n");
+  };
+  const Tensor x = FloatTensor({2, 6}, Random(12, 1));
+  // k of 5 against x's 6.
+  RunResult wrong_shape = RunGraph(
+      ranges + QInt8Const("f", {5, 4}, RandomInt8(20, 1)) + int8_node("f"), {{"x", x}}, {"qmm"});
+  ASSERT_FALSE(wrong_shape.status.ok());
+  EXPECT_TRUE(Contains(wrong_shape.status.message(), "qmm")) << wrong_shape.status;
+  EXPECT_TRUE(Contains(wrong_shape.status.message(), "Matrix size-incompatible"))
+      << wrong_shape.status;
+  // A float filter where qint8 belongs.
+  RunResult wrong_type = RunGraph(ranges + FloatConst("f", {6, 4}, Random(24, 2)) + int8_node("f"),
+                                  {{"x", x}}, {"qmm"});
+  ASSERT_FALSE(wrong_type.status.ok());
+  EXPECT_TRUE(Contains(wrong_type.status.message(), "qmm")) << wrong_type.status;
+}
+
+// Time per Run on one intra-op thread, int8 (remapping on) against float (remapping off: the
+// Dequantize folds into a float Const). Run by hand:
+//   build/tests/graphrt_tests --gtest_also_run_disabled_tests --gtest_filter='*Int8Timing*'
+TEST(Int8Weights, DISABLED_Int8TimingAgainstFloat) {
+  auto time_per_run = [](const std::string& text, const Tensor& x, const std::string& fetch,
+                         bool remapping) {
+    GraphDef graph;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &graph));
+    SessionOptions options;
+    options.config.rewrite_options.remapping = remapping;
+    options.config.intra_op_parallelism_threads = 1;
+    options.config.inter_op_parallelism_threads = 1;
+    std::unique_ptr<Session> session;
+    EXPECT_TRUE(NewSession(options, &session).ok());
+    EXPECT_TRUE(session->Create(graph).ok());
+    std::vector<Tensor> out;
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE(session->Run({{"x", x}}, {fetch}, {}, &out).ok());
+    double best = 1e30;
+    for (int round = 0; round < 5; ++round) {
+      const int runs = 20;
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < runs; ++i) session->Run({{"x", x}}, {fetch}, {}, &out).IgnoreError();
+      const std::chrono::duration<double, std::micro> took =
+          std::chrono::steady_clock::now() - start;
+      best = std::min(best, took.count() / runs);
+    }
+    return best;
+  };
+  std::printf("QGemmIsa: %s\n", QGemmIsaName(ActiveQGemmIsa()));
+  const Int8Weight dense = MakeInt8Weight("w", {512, 1000}, 1, Random(1000, 1, 0.1f, 1.0f), 2);
+  const std::string matmul =
+      Placeholder("x", {1, 512}) + dense.text + Op("y", "MatMul", {"x", "w"});
+  const Tensor x1 = FloatTensor({1, 512}, Random(512, 3));
+  std::printf("MatMul 1x512 @ 512x1000: int8 %.1f us, float %.1f us\n",
+              time_per_run(matmul, x1, "y", true), time_per_run(matmul, x1, "y", false));
+  const Int8Weight filter = MakeInt8Weight("w", {3, 3, 64, 64}, 3, Random(64, 4, 0.1f, 1.0f), 5);
+  const std::string conv = Placeholder("x", {1, 56, 56, 64}) + filter.text +
+                           Op("y", "Conv2D", {"x", "w"},
+                              "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
+                              "attr { key: 'padding' value { s: 'SAME' } }");
+  const Tensor x2 = FloatTensor({1, 56, 56, 64}, Random(56 * 56 * 64, 6));
+  std::printf("Conv2D 1x56x56x64 * 3x3x64x64 SAME: int8 %.1f us, float %.1f us\n",
+              time_per_run(conv, x2, "y", true), time_per_run(conv, x2, "y", false));
+}
+
+}  // namespace
+}  // namespace graphrt
