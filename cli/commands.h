@@ -16,6 +16,7 @@ int FreezeCommand(int argc, char** argv);
 int ConvertCommand(int argc, char** argv);
 int LoadWeightsCommand(int argc, char** argv);
 int OpsCommand(int argc, char** argv);
+int QuantizeCommand(int argc, char** argv);
 // `graphrt inspect` on a Keras .h5 (config: --keras-config for a weights-only file).
 int InspectKeras(const std::string& path, const std::string& config, bool json);
 

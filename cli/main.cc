@@ -26,6 +26,8 @@ constexpr char kUsage[] =
     "  migrate SRC DST  migrate a checkpoint (rename, drop slots, cast, reshard)\n"
     "  migrate-graph IN OUT  strip TPU ops and training from a graph, rename nodes\n"
     "  freeze MODEL --checkpoint PREFIX --output NAME -o OUT.pb\n"
+    "  quantize MODEL OUT --mode fp16-weights|int8-dynamic|int8-static\n"
+    "                 write a float16 or int8 model and report its accuracy, size and speed\n"
     "  ops [--device TYPE] [--json]\n"
     "                 every op with a kernel, per device, with its dtypes\n"
     "\n"
@@ -50,6 +52,7 @@ int Dispatch(int argc, char** argv) {
   if (command == "freeze") return graphrt::cli::FreezeCommand(argc - 1, argv + 1);
   if (command == "convert") return graphrt::cli::ConvertCommand(argc - 1, argv + 1);
   if (command == "load-weights") return graphrt::cli::LoadWeightsCommand(argc - 1, argv + 1);
+  if (command == "quantize") return graphrt::cli::QuantizeCommand(argc - 1, argv + 1);
   if (command == "ops") return graphrt::cli::OpsCommand(argc - 1, argv + 1);
   return graphrt::cli::ReportError("unknown command '" + command + "' (see graphrt --help)");
 }
