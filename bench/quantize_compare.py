@@ -3,8 +3,9 @@
 Runtime's own quantization, same run, each engine timed in native code (../shared/bench).
 
 For each model (the fixture CNN and zoo models from bench/make_zoo.py):
-  1. N inputs (default 200) whose float32 top-1 classes vary: per example, noise at a random
-     scale and offset over a smooth random pattern; saved as a calibration folder.
+  1. N inputs (default 200) whose float32 top-1 classes vary: candidates are noise at a random
+     scale and offset over a smooth random pattern, and N of 8N are picked round-robin over the
+     top-1 classes ONNX Runtime's float32 run gives them; saved as a calibration folder.
   2. graphrt quantize MODEL.pb --mode int8-static / int8-dynamic / fp16-weights --calibration DIR
      --eval-split 0.2 --json: graphrt's own report (top-1 agreement and max relative logit error
      over calibration and held-out inputs, weight bytes).
@@ -57,6 +58,26 @@ def make_inputs(n, shape, seed):
         x = pattern * r.uniform(0.2, 1.5) + r.normal(0, r.uniform(0.05, 0.8), shape)
         out[i] = (x + r.uniform(-0.5, 0.5)).astype(np.float32)
     return out
+
+
+def diverse_inputs(onnx_path, n, shape, seed):
+    """n inputs picked from 8n candidates so that float32's top-1 classes spread: round-robin
+    over the classes ONNX Runtime's float32 run gives the candidates."""
+    import onnxruntime as ort  # noqa: PLC0415
+    candidates = make_inputs(8 * n, shape, seed)
+    sess = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
+    name = sess.get_inputs()[0].name
+    top1 = np.concatenate([np.argmax(sess.run(None, {name: candidates[i:i + 64]})[0], axis=-1)
+                           for i in range(0, len(candidates), 64)])
+    by_class = {}
+    for i, c in enumerate(top1):
+        by_class.setdefault(int(c), []).append(i)
+    picked = []
+    while len(picked) < n:
+        for c in sorted(by_class, key=lambda c: len(by_class[c])):
+            if by_class[c] and len(picked) < n:
+                picked.append(by_class[c].pop())
+    return candidates[sorted(picked)]
 
 
 def run(cmd, **kw):
@@ -142,7 +163,7 @@ def main():
         pb, key, output, onnx_path, shape = model_files(name, args)
         d = os.path.join(args.work, name)
         os.makedirs(os.path.join(d, "calib"), exist_ok=True)
-        inputs = make_inputs(args.examples, shape, seed=len(name))
+        inputs = diverse_inputs(onnx_path, args.examples, shape, seed=len(name))
         np.save(os.path.join(d, "calib", key + ".npy"), inputs)
         np.save(os.path.join(d, "input_b1.npy"), inputs[:1])
         row = {"model": name}

@@ -298,6 +298,22 @@ Status TimeSessions(Session* a, Session* b, const QuantizeJob& job, double* a_ms
   return Status::OK();
 }
 
+// The int8 node that `node` ended in after graphrt's rewrites (the placement report says, for
+// each fused node, into which node it was folded), or null when it runs in float32.
+const PlacementDecision* Int8NodeFor(const PlacementReport& report, std::string node) {
+  constexpr char kFolded[] = "folded into ";
+  for (int hops = 0; hops < 8; ++hops) {
+    const PlacementDecision* d = report.Find(node);
+    if (d == nullptr) return nullptr;
+    if (StartsWith(d->op, "_GraphrtQuantized")) return d;
+    const size_t at = d->reason.rfind(kFolded);
+    if (at == std::string::npos) return nullptr;
+    const size_t begin = at + sizeof(kFolded) - 1;
+    node = d->reason.substr(begin, d->reason.find(" (", begin) - begin);
+  }
+  return nullptr;
+}
+
 nlohmann::json AgreementJson(const std::vector<OutputAgreement>& list) {
   nlohmann::json out = nlohmann::json::array();
   for (const OutputAgreement& a : list) {
@@ -440,6 +456,17 @@ Status RunQuantizeJob(const QuantizeJob& job, GraphDef* graph, QuantizeReport* r
     GRT_RETURN_IF_ERROR(
         Compare(reference.get(), result.get(), job, calibration_end, total, &r.eval));
   }
+  if (job.options.mode != QuantizeMode::kFp16Weights) {
+    const PlacementReport placement = result->GetPlacementReport();
+    for (const std::string& entry : r.quantized) {
+      const PlacementDecision* d = Int8NodeFor(placement, entry.substr(0, entry.rfind(" (")));
+      if (d != nullptr) {
+        r.runs_int8.push_back(StrCat(entry, " as ", d->node, " (", d->op, ")"));
+      } else {
+        r.runs_float.push_back(entry);
+      }
+    }
+  }
   if (job.timing_rounds > 0) {
     GRT_RETURN_IF_ERROR(
         TimeSessions(reference.get(), result.get(), job, &r.float_ms, &r.quantized_ms));
@@ -456,6 +483,8 @@ std::string QuantizeReport::ToJson() const {
                       {"random_examples", random_examples},
                       {"quantized", quantized},
                       {"kept_float", kept_float},
+                      {"runs_int8", runs_int8},
+                      {"runs_float", runs_float},
                       {"weight_bytes_before", weight_bytes_before},
                       {"weight_bytes_after", weight_bytes_after},
                       {"graph_bytes_before", graph_bytes_before},
@@ -475,6 +504,11 @@ std::string QuantizeReport::ToText() const {
   std::string out = StrCat("mode ", mode, ": ", quantized.size(), " ops/constants quantized, ",
                            kept_float.size(), " kept float32\n");
   for (const std::string& k : kept_float) out += StrCat("  float32: ", k, "\n");
+  if (!runs_int8.empty() || !runs_float.empty()) {
+    out += StrCat("graphrt runs ", runs_int8.size(), " of them with int8 kernels",
+                  runs_float.empty() ? "" : "; in float32 (no int8 kernel yet):", "\n");
+    for (const std::string& k : runs_float) out += StrCat("  float32 kernel: ", k, "\n");
+  }
   auto ratio = [](int64_t after, int64_t before) {
     return before > 0
                ? StrCat(FormatShortest(std::round(1000.0 * after / before) / 1000.0, false), "x")

@@ -77,6 +77,9 @@ struct QuantizeReport {
   int64_t calibration_examples = 0, eval_examples = 0;
   bool random_examples = false;
   std::vector<std::string> quantized, kept_float;
+  // Of the int8 ops in the written graph: those graphrt runs with an int8 kernel ("name (op)") and
+  // those it runs in float32 through Dequantize, for want of one.
+  std::vector<std::string> runs_int8, runs_float;
   int64_t weight_bytes_before = 0, weight_bytes_after = 0;
   int64_t graph_bytes_before = 0, graph_bytes_after = 0;  // the serialized GraphDefs
   std::vector<OutputAgreement> calibration, eval;

@@ -121,6 +121,11 @@ TEST(QuantizeFixtures, WrittenModelsGiveTensorFlowsOutputs) {
     // int8: a quarter of the bytes plus 8 bytes of range per output channel, which in these
     // small layers (8 to 32 channels of 8 to 72 weights) is up to a sixth more.
     EXPECT_LE(size_ratio, c["mode"] == "fp16-weights" ? 0.5 : 0.42);
+    if (c["mode"] != "fp16-weights") {
+      // qnet: conv1, pw and fc at least (the depthwise too where it has an int8 kernel); qdense:
+      // both Dense layers.
+      EXPECT_GE(report["runs_int8"].size(), graph_def ? 3u : 2u) << report.dump();
+    }
     const Tensor input = Npy(c["eval_input"]);
     const auto& tf_files = c["tf_outputs"];
     for (bool remapping : {false, true}) {
