@@ -10,7 +10,9 @@ input named `input`), input.npy (batch 1, float32) and meta.json (the input plac
 output node of frozen.pb). The networks are tf.keras.applications ones with random weights
 (seed 0) and classifier_activation=None. Random weights leave batch-norm statistics at their
 defaults (mean 0, variance 1), which makes outputs nearly constant, so each batch norm takes its
-statistics from one training-mode pass (momentum 0) over 8 pixel-range random images. Too large
+statistics from one training-mode pass (momentum 0) over 8 pixel-range random images, and the
+classifier's bias is set so that its logits are centred over 32 structured pixel-range images
+(center_classifier). Too large
 to commit: generate into a scratch or build folder.
 """
 import argparse
@@ -41,12 +43,38 @@ def settle_batch_norms(model, size):
     model(images, training=True)
 
 
+def pixel_images(count, size, seed):
+    """Pixel-range images with some structure: a coarse random pattern at a random contrast, noise
+    at a random level, a random brightness (what bench/quantize_compare.py feeds too)."""
+    r = np.random.default_rng(seed)
+    images = np.empty((count, size, size, 3), np.float32)
+    for i in range(count):
+        coarse = r.normal(0, 1, (4, 4, 3))
+        pattern = np.kron(coarse, np.ones((size // 4 + 1, size // 4 + 1, 1)))[:size, :size]
+        x = (128 + 60 * pattern * r.uniform(0.2, 1.5) + r.normal(0, r.uniform(5, 60), pattern.shape)
+             + r.uniform(-40, 40))
+        images[i] = np.clip(x, 0, 255)
+    return images
+
+
+def center_classifier(model, size):
+    """Sets the classifier's bias to -W mean(features) over 32 pixel-range images. With random
+    weights the logits' mean direction W mean(f) would otherwise pick the same class for almost
+    every input; centred, the top-1 class follows the input (a quantization's top-1 agreement then
+    means something)."""
+    head = model.layers[-1]
+    features = tf_keras.Model(model.inputs, head.input)(pixel_images(32, size, 3), training=False)
+    kernel, bias = head.get_weights()
+    head.set_weights([kernel, -np.mean(features.numpy(), axis=0) @ kernel])
+
+
 def write_model(zoo, name):
     builder, size = MODELS[name]
     tf.random.set_seed(0)
     tf_keras.utils.set_random_seed(0)
     model = builder(weights=None, classifier_activation=None, input_shape=(size, size, 3))
     settle_batch_norms(model, size)
+    center_classifier(model, size)
     folder = os.path.join(zoo, name)
     os.makedirs(folder, exist_ok=True)
 
