@@ -342,6 +342,156 @@ TEST(Int8Weights, BadInt8NodeIsAnErrorNamingIt) {
   EXPECT_TRUE(Contains(wrong_type.status.message(), "qmm")) << wrong_type.status;
 }
 
+// x's activation quantization as `graphrt quantize --mode int8-static` writes it:
+// <x>/quantize = QuantizeV2(x, <x>/range_min, <x>/range_max) and <x>/dequantize after it.
+std::string StaticQdq(const std::string& x, float lo, float hi, const char* mode = "MIN_FIRST",
+                      float ensure_minimum_range = 0.0f) {
+  return FloatConst(x + "/range_min", {}, {lo}) + FloatConst(x + "/range_max", {}, {hi}) +
+         StrCat("node { name: '", x, "/quantize' op: 'QuantizeV2' input: '", x, "' input: '", x,
+                "/range_min' input: '", x,
+                "/range_max' attr { key: 'T' value { type: DT_QUINT8 } } "
+                "attr { key: 'mode' value { s: '",
+                mode,
+                "' } } attr { key: 'round_mode' value { s: 'HALF_AWAY_FROM_ZERO' } } "
+                "attr { key: 'narrow_range' value { b: false } } "
+                "attr { key: 'axis' value { i: -1 } } "
+                "attr { key: 'ensure_minimum_range' value { f: ",
+                ensure_minimum_range, " } } }\n") +
+         StrCat("node { name: '", x, "/dequantize' op: 'Dequantize' input: '", x,
+                "/quantize' input: '", x, "/quantize:1' input: '", x,
+                "/quantize:2' attr { key: 'T' value { type: DT_QUINT8 } } "
+                "attr { key: 'mode' value { s: '",
+                mode,
+                "' } } attr { key: 'narrow_range' value { b: false } } "
+                "attr { key: 'axis' value { i: -1 } } "
+                "attr { key: 'dtype' value { type: DT_FLOAT } } }\n");
+}
+
+// The static range nudged so that 0 is a level, as int8-static writes it.
+constexpr float kStaticLo = -1.5f * 70 / 255, kStaticHi = 1.5f * 185 / 255;
+
+// A conv (+ bias + relu) and a MatMul whose inputs go through QuantizeV2 -> Dequantize run in int8
+// on x itself: the pair is gone (listed as replaced), and the values are the float QDQ graph's
+// (optimizer remapping off) up to float rounding, far within one step of the output.
+TEST(Int8Weights, StaticActivationRangeSkipsTheQuantizePair) {
+  SKIP_WHEN_OPTIMIZER_OFF();
+  const Int8Weight w = MakeInt8Weight("w", {3, 3, 5, 11}, 3, Random(11, 21, 0.1f, 1.0f), 22);
+  const Int8Weight w2 = MakeInt8Weight("w2", {11 * 4 * 3, 6}, 1, Random(6, 23, 0.1f, 1.0f), 24);
+  const std::string graph =
+      Placeholder("x", {2, 7, 6, 5}) + StaticQdq("x", kStaticLo, kStaticHi) + w.text + w2.text +
+      FloatConst("b", {11}, Random(11, 25)) + FloatConst("shape", {2}, {2, 11 * 4 * 3}) +
+      Op("conv", "Conv2D", {"x/dequantize", "w"},
+         "attr { key: 'strides' value { list { i: 1 i: 2 i: 2 i: 1 } } } "
+         "attr { key: 'padding' value { s: 'SAME' } }") +
+      Op("bias", "BiasAdd", {"conv", "b"}) + Op("relu", "Relu", {"bias"}) +
+      StaticQdq("relu", 0.0f, 2.0f) +
+      "node { name: 'flat' op: 'Reshape' input: 'relu/dequantize' input: 'shape_i' "
+      "attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'Tshape' value { type: DT_INT32 } } "
+      "}\n"
+      "node { name: 'shape_i' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
+      "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } } "
+      "int_val: 2 int_val: 132 } } } }\n" +
+      Placeholder("y", {2, 11 * 4 * 3}) + StaticQdq("y", kStaticLo, kStaticHi) +
+      Op("mm", "MatMul", {"y/dequantize", "w2"});
+  const Tensor x = FloatTensor({2, 7, 6, 5}, Random(2 * 7 * 6 * 5, 26, -1.0f, 1.5f));
+  const Tensor y = FloatTensor({2, 132}, Random(2 * 132, 27, -1.0f, 1.5f));
+  RunResult on = RunGraph(graph, {{"x", x}, {"y", y}}, {"relu", "mm"});
+  RunResult off = RunGraph(graph, {{"x", x}, {"y", y}}, {"relu", "mm"}, false);
+  ASSERT_TRUE(on.status.ok()) << on.status;
+  ASSERT_TRUE(off.status.ok()) << off.status;
+  const PlacementDecision* relu = DecisionOf(on.report, "relu");
+  EXPECT_EQ(relu->op, "_GraphrtQuantizedConv2D");
+  EXPECT_TRUE(Contains(relu->reason,
+                       "remapping: relu (_GraphrtQuantizedConv2D) replaces w (Dequantize), relu "
+                       "(_FusedConv2D), x/quantize (QuantizeV2), x/dequantize (Dequantize)"))
+      << relu->reason;
+  EXPECT_EQ(DecisionOf(on.report, "mm")->op, "_GraphrtQuantizedMatMul");
+  EXPECT_TRUE(Contains(DecisionOf(on.report, "x/quantize")->reason, "relu"))
+      << DecisionOf(on.report, "x/quantize")->reason;
+  EXPECT_EQ(DecisionOf(off.report, "x/quantize")->op, "QuantizeV2");
+  // Same codes, same integers: only the float rounding of the output stage differs.
+  for (int o = 0; o < 2; ++o) {
+    const Tensor& a = on.outputs[o];
+    const Tensor& e = off.outputs[o];
+    ASSERT_EQ(a.shape(), e.shape());
+    for (int64_t i = 0; i < a.NumElements(); ++i) {
+      EXPECT_NEAR(a.data<float>()[i], e.data<float>()[i],
+                  1e-5f * (1.0f + std::fabs(e.data<float>()[i])))
+          << "output " << o << " element " << i;
+    }
+  }
+}
+
+// One pair feeding two int8 convs is bypassed by both and removed; a pair that a float op reads
+// too stays (the int8 node still reads x in the static range); a MIN_COMBINED pair is not
+// int8-static's, and a range left narrower than ensure_minimum_range is widened as QuantizeV2
+// widens it.
+TEST(Int8Weights, StaticActivationRangeSharedOrReadElsewhere) {
+  SKIP_WHEN_OPTIMIZER_OFF();
+  const Int8Weight wa = MakeInt8Weight("wa", {1, 1, 4, 3}, 3, Random(3, 31, 0.1f, 1.0f), 32);
+  const Int8Weight wb = MakeInt8Weight("wb", {1, 1, 4, 5}, -1, {0.6f}, 33);
+  const std::string conv_attrs =
+      "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
+      "attr { key: 'padding' value { s: 'VALID' } }";
+  const Tensor x = FloatTensor({1, 3, 5, 4}, Random(60, 34, -1.0f, 1.5f));
+  auto check = [&](const std::string& graph, const std::vector<std::string>& fetches) {
+    RunResult on = RunGraph(graph, {{"x", x}}, fetches);
+    RunResult off = RunGraph(graph, {{"x", x}}, fetches, false);
+    EXPECT_TRUE(on.status.ok()) << on.status;
+    EXPECT_TRUE(off.status.ok()) << off.status;
+    for (size_t o = 0; o < on.outputs.size() && o < off.outputs.size(); ++o) {
+      for (int64_t i = 0; i < on.outputs[o].NumElements(); ++i) {
+        const float e = off.outputs[o].data<float>()[i];
+        EXPECT_NEAR(on.outputs[o].data<float>()[i], e, 1e-5f * (1.0f + std::fabs(e)))
+            << fetches[o] << " element " << i;
+      }
+    }
+    return on;
+  };
+  {
+    SCOPED_TRACE("shared by two int8 convs");
+    RunResult on =
+        check(StaticQdq("x", kStaticLo, kStaticHi) + Placeholder("x", {1, 3, 5, 4}) + wa.text +
+                  wb.text + Op("a", "Conv2D", {"x/dequantize", "wa"}, conv_attrs) +
+                  Op("b", "Conv2D", {"x/dequantize", "wb"}, conv_attrs),
+              {"a", "b"});
+    for (const char* node : {"a", "b"}) {
+      EXPECT_TRUE(Contains(DecisionOf(on.report, node)->reason, "x/dequantize (Dequantize)"))
+          << DecisionOf(on.report, node)->reason;
+    }
+  }
+  {
+    SCOPED_TRACE("read by a float Relu too");
+    RunResult on = check(StaticQdq("x", kStaticLo, kStaticHi) + Placeholder("x", {1, 3, 5, 4}) +
+                             wa.text + Op("a", "Conv2D", {"x/dequantize", "wa"}, conv_attrs) +
+                             Op("r", "Relu", {"x/dequantize"}),
+                         {"a", "r"});
+    EXPECT_EQ(DecisionOf(on.report, "a")->op, "_GraphrtQuantizedConv2D");
+    EXPECT_FALSE(Contains(DecisionOf(on.report, "a")->reason, "x/quantize"))
+        << DecisionOf(on.report, "a")->reason;
+    EXPECT_EQ(DecisionOf(on.report, "x/quantize")->op, "QuantizeV2");
+  }
+  {
+    SCOPED_TRACE("ensure_minimum_range widens a narrow range");
+    RunResult on =
+        check(StaticQdq("x", -0.001f, 0.002f, "MIN_FIRST", 0.01f) + Placeholder("x", {1, 3, 5, 4}) +
+                  wa.text + Op("a", "Conv2D", {"x/dequantize", "wa"}, conv_attrs),
+              {"a"});
+    EXPECT_TRUE(Contains(DecisionOf(on.report, "a")->reason, "x/quantize (QuantizeV2)"))
+        << DecisionOf(on.report, "a")->reason;
+  }
+  {
+    SCOPED_TRACE("MIN_COMBINED: the dynamic int8 conv after the float pair");
+    RunResult on = RunGraph(StaticQdq("x", kStaticLo, kStaticHi, "MIN_COMBINED") +
+                                Placeholder("x", {1, 3, 5, 4}) + wa.text +
+                                Op("a", "Conv2D", {"x/dequantize", "wa"}, conv_attrs),
+                            {{"x", x}}, {"a"});
+    ASSERT_TRUE(on.status.ok()) << on.status;
+    EXPECT_EQ(DecisionOf(on.report, "a")->op, "_GraphrtQuantizedConv2D");
+    EXPECT_EQ(DecisionOf(on.report, "x/quantize")->op, "QuantizeV2");
+  }
+}
+
 // Time per Run on one intra-op thread, int8 (remapping on) against float (remapping off: the
 // Dequantize folds into a float Const). Run by hand:
 //   build/tests/graphrt_tests --gtest_also_run_disabled_tests --gtest_filter='*Int8Timing*'

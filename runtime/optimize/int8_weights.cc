@@ -14,7 +14,21 @@
 // Consts or that something else reads too, nodes on different devices, or a device without the
 // int8 kernels. Constant folding leaves such a Dequantize alone when remapping is on
 // (IsInt8WeightsDequantize), so that the int8 values reach this pass.
+//
+// Static activation ranges: where the product's input is
+//
+//   Dequantize(QuantizeV2(x, Const min, Const max))  both T=quint8, mode=MIN_FIRST; QuantizeV2
+//                                                    with round_mode HALF_AWAY_FROM_ZERO, axis -1,
+//                                                    not narrow_range; Dequantize's three inputs
+//                                                    QuantizeV2's three outputs
+//
+// (what `graphrt quantize --mode int8-static` writes), the int8 node reads x itself, with attrs
+// input_min / input_max the range QuantizeV2 quantizes in (widened to hold 0 and to
+// ensure_minimum_range as QuantizeV2 widens it), and its kernel makes QuantizeV2's codes. The
+// pair is removed (and listed as replaced) when only such int8 nodes read it.
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "runtime/core/attr_util.h"
 #include "runtime/core/str_util.h"
@@ -121,6 +135,87 @@ Node* MatchInt8Weights(const OptimizerContext& ctx, const Node* product) {
   return dq;
 }
 
+// An int8-static activation quantization feeding a product (see the top of the file).
+struct StaticInput {
+  Node* dequantize = nullptr;
+  Node* quantize = nullptr;
+  Node* x = nullptr;  // QuantizeV2's input
+  int x_output = 0;
+  float min = 0.0f, max = 0.0f;  // the range QuantizeV2 quantizes in
+};
+
+// Whether input 0 of `product` is Dequantize(QuantizeV2(x, Const, Const)) as described at the top.
+bool MatchStaticInput(const OptimizerContext& ctx, const Node* product, StaticInput* out) {
+  Device* device = DeviceOf(ctx, product);
+  const Edge* edge = product->input_edge(0);
+  if (edge == nullptr || edge->src_output != 0) return false;
+  Node* dq = edge->src;
+  if (dq->op() != "Dequantize" || HasControlInEdges(dq) || DeviceOf(ctx, dq) != device) {
+    return false;
+  }
+  DataType t = ::tensorflow::DT_INVALID, dtype = ::tensorflow::DT_FLOAT;
+  int64_t axis = -1;
+  if (!GetNodeAttr(dq->def(), "T", &t).ok() || t != ::tensorflow::DT_QUINT8 ||
+      !AttrIs(dq, "mode", "MIN_FIRST") || !GetNodeAttrOr(dq->def(), "dtype", &dtype).ok() ||
+      dtype != ::tensorflow::DT_FLOAT || !GetNodeAttrOr(dq->def(), "axis", &axis).ok() ||
+      axis != -1) {
+    return false;
+  }
+  Node* qv = InputNode(dq, 0);
+  if (qv == nullptr || qv->op() != "QuantizeV2" || HasControlInEdges(qv) ||
+      DeviceOf(ctx, qv) != device) {
+    return false;
+  }
+  for (const Edge* e : dq->in_edges()) {
+    if (e->IsControl() || e->src != qv || e->src_output != e->dst_input) return false;
+  }
+  std::string round_mode = "HALF_AWAY_FROM_ZERO";
+  bool narrow_range = false;
+  int64_t q_axis = -1;
+  float minimum_range = 0.01f;  // TensorFlow's default
+  if (!GetNodeAttr(qv->def(), "T", &t).ok() || t != ::tensorflow::DT_QUINT8 ||
+      !AttrIs(qv, "mode", "MIN_FIRST") ||
+      !GetNodeAttrOr(qv->def(), "round_mode", &round_mode).ok() ||
+      round_mode != "HALF_AWAY_FROM_ZERO" ||
+      !GetNodeAttrOr(qv->def(), "narrow_range", &narrow_range).ok() || narrow_range ||
+      !GetNodeAttrOr(qv->def(), "axis", &q_axis).ok() || q_axis != -1 ||
+      !GetNodeAttrOr(qv->def(), "ensure_minimum_range", &minimum_range).ok()) {
+    return false;
+  }
+  Tensor lo, hi;
+  const Edge* x_edge = qv->input_edge(0);
+  if (x_edge == nullptr || !IsConst(InputNode(qv, 1), &lo) || !IsConst(InputNode(qv, 2), &hi)) {
+    return false;
+  }
+  for (const Tensor* m : {&lo, &hi}) {
+    if (m->dtype() != ::tensorflow::DT_FLOAT || m->NumElements() != 1) return false;
+  }
+  const float in_min = lo.data<float>()[0], in_max = hi.data<float>()[0];
+  if (!std::isfinite(in_min) || !std::isfinite(in_max) || in_min > in_max) return false;
+  // QuantizeV2's widening (quantized_convert_ops.cc), term for term.
+  out->min = std::min(0.0f, in_min);
+  const float epsilon =
+      std::max(1.0f, std::max(std::fabs(in_min), std::fabs(in_max))) * minimum_range;
+  out->max = std::max(0.0f, std::max(in_max, out->min + epsilon));
+  if (!std::isfinite(out->max)) return false;
+  out->dequantize = dq;
+  out->quantize = qv;
+  out->x = x_edge->src;
+  out->x_output = x_edge->src_output;
+  return true;
+}
+
+// Whether only `bypassing` nodes read the pair of `in` (through the Dequantize's output 0).
+bool PairOnlyFeeds(const StaticInput& in, const std::set<const Node*>& bypassing) {
+  for (const Edge* e : in.dequantize->out_edges()) {
+    if (e->IsControl() || e->src_output != 0 || bypassing.count(e->dst) == 0) return false;
+  }
+  for (const Edge* e : in.quantize->out_edges()) {
+    if (e->IsControl() || e->dst != in.dequantize) return false;
+  }
+  return true;
+}
+
 // The input depth of `conv` where its static shape tells, else -1.
 int64_t InputDepth(const ShapeMap& shapes, const Node* conv) {
   const Edge* in = conv->input_edge(0);
@@ -132,9 +227,10 @@ int64_t InputDepth(const ShapeMap& shapes, const Node* conv) {
   return shape.dim_size(3);
 }
 
-// Replaces `product` and its Dequantize `dq` by the int8 node.
-Status Rewrite(OptimizerContext* ctx, Node* product, Node* dq,
-               std::vector<RewriteRecord>* records) {
+// Replaces `product` and its Dequantize `dq` by the int8 node; with `in`, the int8 node reads
+// `in`'s x in its static range, and lists the pair as replaced where `pair_replaced`.
+Status Rewrite(OptimizerContext* ctx, Node* product, Node* dq, const StaticInput* in,
+               bool pair_replaced, std::vector<RewriteRecord>* records) {
   Graph* graph = ctx->graph;
   Device* device = DeviceOf(*ctx, product);
   ::tensorflow::NodeDef def;
@@ -150,6 +246,10 @@ Status Rewrite(OptimizerContext* ctx, Node* product, Node* dq,
   int64_t axis = -1;
   GRT_RETURN_IF_ERROR(GetNodeAttrOr(dq->def(), "axis", &axis));
   SetNodeAttr(&def, "axis", axis);
+  if (in != nullptr) {
+    SetNodeAttr(&def, "input_min", in->min);
+    SetNodeAttr(&def, "input_max", in->max);
+  }
   if (!KernelRegistry::Global()->Supports(device->device_type(), def)) return Status::OK();
 
   // The fused node lists what it stands for: the nodes a fusion already replaced, then the
@@ -161,12 +261,19 @@ Status Rewrite(OptimizerContext* ctx, Node* product, Node* dq,
     replaced_attr.mutable_list()->add_s(Describe(product));
   }
   replaced_attr.mutable_list()->add_s(Describe(dq));
-  (*def.mutable_attr())[kReplacedAttr] = replaced_attr;
   RewriteRecord record{"remapping",
                        product->name(),
                        def.op(),
                        {dq->name(), product->name()},
                        {dq->op(), product->op()}};
+  if (in != nullptr && pair_replaced) {
+    for (Node* n : {in->quantize, in->dequantize}) {
+      replaced_attr.mutable_list()->add_s(Describe(n));
+      record.replaced.push_back(n->name());
+      record.replaced_ops.push_back(n->op());
+    }
+  }
+  (*def.mutable_attr())[kReplacedAttr] = replaced_attr;
 
   // Inputs: x, then the Dequantize's three, then the product's fused args.
   struct Source {
@@ -176,7 +283,9 @@ Status Rewrite(OptimizerContext* ctx, Node* product, Node* dq,
   std::vector<Source> sources(4 + static_cast<size_t>(product->num_inputs() - 2), {nullptr, 0});
   for (const Edge* e : product->in_edges()) {
     if (e->IsControl()) continue;
-    if (e->dst_input == 0) sources[0] = {e->src, e->src_output};
+    if (e->dst_input == 0) {
+      sources[0] = in != nullptr ? Source{in->x, in->x_output} : Source{e->src, e->src_output};
+    }
     if (e->dst_input >= 2) sources[e->dst_input + 2] = {e->src, e->src_output};
   }
   for (const Edge* e : dq->in_edges()) {
@@ -226,7 +335,14 @@ Status RemapInt8Weights(OptimizerContext* ctx, std::vector<RewriteRecord>* recor
     InferShape(*ctx, n, &shapes);
     if (Int8OpFor(n->op()) != nullptr) products.push_back(n);
   }
-  // Rewrites remove only the product and its own Dequantize, so the other pointers stay valid.
+  struct Match {
+    Node* product;
+    Node* dq;
+    bool has_static_input;
+    StaticInput in;
+  };
+  std::vector<Match> matches;
+  std::set<const Node*> bypassing;  // products that will read x past their QuantizeV2
   for (Node* product : products) {
     Node* dq = MatchInt8Weights(*ctx, product);
     if (dq == nullptr) continue;
@@ -236,7 +352,26 @@ Status RemapInt8Weights(OptimizerContext* ctx, std::vector<RewriteRecord>* recor
       const int64_t depth = InputDepth(shapes, product);
       if (depth >= 0 && depth != w.dim_size(2)) continue;  // grouped: stays float
     }
-    GRT_RETURN_IF_ERROR(Rewrite(ctx, product, dq, records));
+    Match m{product, dq, false, {}};
+    m.has_static_input = MatchStaticInput(*ctx, product, &m.in);
+    if (m.has_static_input) bypassing.insert(product);
+    matches.push_back(m);
+  }
+  // Rewrites remove only the product and its own Dequantize, so the other pointers stay valid;
+  // the bypassed pairs go last, once nothing reads them.
+  std::vector<StaticInput> pairs;
+  for (const Match& m : matches) {
+    const bool pair_replaced = m.has_static_input && PairOnlyFeeds(m.in, bypassing);
+    GRT_RETURN_IF_ERROR(Rewrite(ctx, m.product, m.dq, m.has_static_input ? &m.in : nullptr,
+                                pair_replaced, records));
+    if (pair_replaced) pairs.push_back(m.in);
+  }
+  std::set<Node*> removed;
+  for (const StaticInput& in : pairs) {
+    if (removed.count(in.dequantize) != 0 || !in.dequantize->out_edges().empty()) continue;
+    ctx->graph->RemoveNode(in.dequantize);
+    ctx->graph->RemoveNode(in.quantize);
+    removed.insert(in.dequantize);
   }
   return Status::OK();
 }

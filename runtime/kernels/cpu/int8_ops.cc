@@ -9,7 +9,14 @@
 // min/max are Dequantize's (SCALED, narrow_range): [n] per output channel with `axis` the
 // channel axis (1 for MatMul, 3 for Conv2D), or one value with axis -1. fused_ops / num_args /
 // leakyrelu_alpha are _FusedMatMul's (fused_epilogue.h), or empty for the bare product.
+//
+// Static activation ranges: with float attrs input_min and input_max (both or neither) the input
+// is quantized as QuantizeV2(x, input_min, input_max) T=quint8 mode=MIN_FIRST would quantize it
+// (QuantizeActivationsMinFirst), and the product reads those codes as the Dequantize after it
+// would, instead of choosing the range from x on each Run. The optimizer sets them where the
+// input was such a QuantizeV2 -> Dequantize pair (`graphrt quantize --mode int8-static`).
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +63,26 @@ class Int8OpBase : public OpKernel {
       return;
     }
     per_column_ = axis != -1;
+    const bool has_min = FindAttr(ctx->def(), "input_min") != nullptr;
+    const bool has_max = FindAttr(ctx->def(), "input_max") != nullptr;
+    if (has_min != has_max) {
+      ctx->SetStatus(InvalidArgument("input_min and input_max come together; got only ",
+                                     has_min ? "input_min" : "input_max"));
+      return;
+    }
+    if (has_min) {
+      GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("input_min", &input_min_));
+      GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("input_max", &input_max_));
+      if (!std::isfinite(input_min_) || !std::isfinite(input_max_) || input_min_ > 0.0f ||
+          input_max_ < 0.0f) {
+        ctx->SetStatus(
+            InvalidArgument("input_min and input_max must be finite with input_min <= 0 "
+                            "<= input_max, got [",
+                            input_min_, ", ", input_max_, "]"));
+        return;
+      }
+      static_range_ = true;
+    }
     constant_ = ctx->input_is_constant(kInputFilter) && ctx->input_is_constant(kInputMin) &&
                 ctx->input_is_constant(kInputMax);
   }
@@ -66,6 +93,16 @@ class Int8OpBase : public OpKernel {
                                        std::unique_ptr<Int8Weights>* scratch) {
     return cache_.Get(constant_, ActiveQGemmIsa(), ctx.input(kInputFilter), k, n,
                       ctx.input(kInputMin), ctx.input(kInputMax), per_column_, scratch);
+  }
+
+  // Quantizes the input x[0, n) into q: in the static range where the node has one, else in the
+  // range of x.
+  ActivationQuantization QuantizeInput(const OpKernelContext& ctx, const float* x, int64_t n,
+                                       uint8_t* q) const {
+    if (static_range_) {
+      return QuantizeActivationsMinFirst(ctx.device(), x, n, input_min_, input_max_, q);
+    }
+    return QuantizeActivations(ctx.device(), x, n, q);
   }
 
   // Checks the epilogue's args against an output of `out` with `channels` columns, and returns
@@ -130,6 +167,8 @@ class Int8OpBase : public OpKernel {
   bool fused_ = false;
   bool per_column_ = true;
   bool constant_ = false;
+  bool static_range_ = false;
+  float input_min_ = 0.0f, input_max_ = 0.0f;
   Int8WeightsCache cache_;
 };
 
@@ -159,8 +198,7 @@ class QuantizedMatMulOp : public Int8OpBase {
     std::unique_ptr<Int8Weights> scratch;
     GRT_ASSIGN_OR_RETURN(const Int8Weights* weights, Weights(*ctx, k, n, &scratch));
     ScratchBuffer<uint8_t> a(m * k);
-    const ActivationQuantization q =
-        QuantizeActivations(ctx->device(), x.data<float>(), m * k, a.get());
+    const ActivationQuantization q = QuantizeInput(*ctx, x.data<float>(), m * k, a.get());
     Int8MatMul(ctx->device(), a.get(), m, q, *weights, epilogue, out->data<float>());
     return Status::OK();
   }
@@ -237,7 +275,7 @@ class QuantizedConv2DOp : public Int8OpBase {
     GRT_ASSIGN_OR_RETURN(const Int8Weights* weights, Weights(*ctx, k, n, &scratch));
     ScratchBuffer<uint8_t> q_in(input.NumElements());
     const ActivationQuantization q =
-        QuantizeActivations(ctx->device(), input.data<float>(), input.NumElements(), q_in.get());
+        QuantizeInput(*ctx, input.data<float>(), input.NumElements(), q_in.get());
     Int8Conv2D(ctx->device(), g, q_in.get(), q, *weights, epilogue, out->data<float>());
     return Status::OK();
   }

@@ -44,6 +44,19 @@ ActivationQuantization ActivationQuantizationForRange(float lo, float hi);
 ActivationQuantization QuantizeActivations(const Device* device, const float* x, int64_t n,
                                            uint8_t* q);
 
+// TensorFlow's QuantizeV2 (T=quint8, mode=MIN_FIRST, round_mode=HALF_AWAY_FROM_ZERO) of x[0, n)
+// for a fixed range [range_min, range_max] (the range QuantizeV2 uses, already widened to hold 0):
+//
+//   s = float(255.0 / (range_max - range_min)) (0 for an empty range),
+//   q = clamp(round(x * s) - round(range_min * s), 0, 255), round half away from zero,
+//
+// the same codes QuantizeV2 writes (NaN: 0). Returns what Dequantize (MIN_FIRST) makes of them:
+// scale = float((range_max - range_min) / 255.0), zero_point = -round(range_min / scale) (clamped
+// to [0, 255], the code of 0). Shares the work out as QuantizeActivations does. REQUIRES:
+// range_min <= 0 <= range_max, both finite.
+ActivationQuantization QuantizeActivationsMinFirst(const Device* device, const float* x, int64_t n,
+                                                   float range_min, float range_max, uint8_t* q);
+
 // Int8 weights B (k x n) with one float scale per column, packed for QGemm.
 class Int8Weights {
  public:

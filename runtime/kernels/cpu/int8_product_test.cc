@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "runtime/kernels/cpu/math_test_util.h"
+#include "runtime/kernels/cpu/quantization_util.h"
 #include "runtime/ops/window_geometry.h"
 
 namespace graphrt {
@@ -411,6 +413,77 @@ TEST(Int8Ops, QuantizedConv2DMatchesTheReferenceForEachPadding) {
   }
 }
 
+AttrValue AttrF(float f) {
+  AttrValue v;
+  v.set_f(f);
+  return v;
+}
+
+// QuantizeActivationsMinFirst writes QuantizeV2's codes (QuantizeEigen<quint8>, the kernel's own
+// arithmetic) for every value, ties, NaN, infinities and far out-of-range values included, in the
+// vector body and the tail, and reports Dequantize's scale and zero point.
+TEST(Int8Product, MinFirstCodesEqualQuantizeV2) {
+  const std::vector<std::pair<float, float>> ranges = {
+      {-1.0f, 1.5f}, {0.0f, 6.0f},   {-0.3f, 0.0f}, {-12.5f * 3 / 255, 12.5f * 252 / 255},
+      {0.0f, 0.0f},  {-1e-6f, 2e-6f}};
+  for (const auto& [lo, hi] : ranges) {
+    // Two blocks of the element-wise pass and a tail past the 16-wide vector body.
+    std::vector<float> x = RandomFloats(70000 + 13, 7, 2.5f * lo - 1.0f, 2.5f * hi + 1.0f);
+    // Exact ties of x * s: multiples of half a step.
+    const float s = lo == hi ? 0.0f : static_cast<float>(255.0 / (hi - lo));
+    for (int i = 0; i < 200 && s > 0.0f; ++i) x[i] = (static_cast<float>(i) - 100.5f) / s;
+    x[300] = std::nanf("");
+    x[301] = std::numeric_limits<float>::infinity();
+    x[302] = -std::numeric_limits<float>::infinity();
+    x[303] = 3e38f;
+    x[70010] = -3e38f;
+    x[70011] = std::nanf("");
+    const QuantizeEigen<uint8_t> reference(lo, hi);
+    {
+      std::vector<uint8_t> q(x.size());
+      const ActivationQuantization quantization = QuantizeActivationsMinFirst(
+          nullptr, x.data(), static_cast<int64_t>(x.size()), lo, hi, q.data());
+      int bad = 0;
+      for (size_t i = 0; i < x.size() && bad < 5; ++i) {
+        if (q[i] != reference(x[i])) {
+          ADD_FAILURE() << "[" << lo << ", " << hi << "] x[" << i << "] = " << x[i] << ": "
+                        << int{q[i]} << " vs " << int{reference(x[i])};
+          ++bad;
+        }
+      }
+      // Dequantize's view of the codes: offset + q * scale = (q - zero_point) * scale.
+      const DequantizeEigen<uint8_t> dequantize(lo, hi);
+      for (int code : {0, 17, 255}) {
+        const float want = dequantize(static_cast<uint8_t>(code));
+        EXPECT_NEAR((code - quantization.zero_point) * quantization.scale, want,
+                    1e-6f * (std::fabs(want) + hi - lo))
+            << "[" << lo << ", " << hi << "] code " << code;
+      }
+    }
+  }
+}
+
+// With input_min / input_max the ops quantize in that range: the product of QuantizeV2's codes.
+TEST(Int8Ops, StaticRangeUsesQuantizeV2Codes) {
+  const int64_t m = 5, k = 19, n = 7;
+  const float lo = -2.0f * 60 / 255, hi = 2.0f * 195 / 255;
+  std::vector<float> x = RandomFloats(m * k, 11, -2.5f, 2.5f);  // past the range both ways
+  const std::vector<int8_t> w = RandomInt8(k * n, 12);
+  const Ranges r = MakeRanges(n, true, 13);
+  const QuantizeEigen<uint8_t> quantize(lo, hi);
+  std::vector<uint8_t> codes;
+  for (float v : x) codes.push_back(quantize(v));
+  const float scale_x = static_cast<float>((hi - lo) / 255.0);
+  const int32_t zp = static_cast<int32_t>(-std::round(lo / scale_x));
+  const std::vector<float> want = ReferenceProduct(codes, m, k, zp, scale_x, w, n, r.scales);
+  StatusOr<Tensor> out =
+      RunOp("_GraphrtQuantizedMatMul",
+            {MakeTensor<float>(TensorShape({m, k}), x), QInt8Tensor({k, n}, w), r.min, r.max},
+            {{"input_min", AttrF(lo)}, {"input_max", AttrF(hi)}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ExpectClose(Values<float>(*out), want, "static MatMul");
+}
+
 TEST(Int8Ops, BadInputsAreErrors) {
   const int64_t k = 6, n = 4;
   const Tensor x = MakeTensor<float>(TensorShape({2, k}), RandomFloats(2 * k, 1, -1, 1));
@@ -453,6 +526,12 @@ TEST(Int8Ops, BadInputsAreErrors) {
                "input depth 6 must equal the filter's 3");
   expect_error(RunOp("_GraphrtQuantizedConv2D", {image, w, r.min, r.max}, conv),
                "filter must be qint8 of rank 4");
+  // Static ranges: one without the other, and one that leaves out 0.
+  expect_error(RunOp("_GraphrtQuantizedMatMul", {x, w, r.min, r.max}, {{"input_min", AttrF(-1)}}),
+               "input_min and input_max come together");
+  expect_error(RunOp("_GraphrtQuantizedMatMul", {x, w, r.min, r.max},
+                     {{"input_min", AttrF(0.5f)}, {"input_max", AttrF(1)}}),
+               "input_min <= 0 <= input_max");
 }
 
 }  // namespace
