@@ -145,7 +145,7 @@ TEST(QuantizeFixtures, WrittenModelsGiveTensorFlowsOutputs) {
     }
     ++ran;
   }
-  EXPECT_EQ(ran, 7);
+  EXPECT_EQ(ran, 9);
 }
 
 // fp16-weights changes outputs by at most 1e-3 relative to float32 (the acceptance bound).
@@ -310,6 +310,9 @@ TEST(QuantizeCli, BadInputIsNamedAndNothingIsWritten) {
       {StrCat(bad, "/add.pbtxt ", out, " --mode int8-dynamic --output y"), "no quantizable op"},
       {StrCat(model, " ", out, " --mode int4"), "--mode int4"},
       {StrCat(model, " ", model, " --mode int8-dynamic"), "never overwrites its input"},
+      {StrCat(testing::SourceDir(), "/tests/fixtures/saved_models/keras_lstm ", out,
+              " --mode int8-dynamic"),
+       "TensorFlow 2 SavedModel"},
   };
   for (const Case& c : cases) {
     testing::CommandResult r = testing::RunGraphrt("quantize " + c.args);
