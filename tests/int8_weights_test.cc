@@ -492,6 +492,59 @@ TEST(Int8Weights, StaticActivationRangeSharedOrReadElsewhere) {
   }
 }
 
+// conv -> bias -> relu6 -> QDQ -> depthwise (+ bias + relu6) -> QDQ -> 1x1 conv, as int8-static
+// writes MobileNetV2's blocks: every product runs in int8 with its static range, each pair is
+// gone, and the values are the float QDQ graph's up to float rounding. A depthwise filter with a
+// multiplier of 2 stays float.
+TEST(Int8Weights, DepthwiseRunsInInt8WithStaticRanges) {
+  SKIP_WHEN_OPTIMIZER_OFF();
+  const Int8Weight w1 = MakeInt8Weight("w1", {1, 1, 3, 37}, 3, Random(37, 41, 0.1f, 1.0f), 42);
+  const Int8Weight dw = MakeInt8Weight("dw", {3, 3, 37, 1}, 2, Random(37, 43, 0.1f, 1.0f), 44);
+  const Int8Weight w2 = MakeInt8Weight("w2", {1, 1, 37, 5}, 3, Random(5, 45, 0.1f, 1.0f), 46);
+  const std::string same_s2 =
+      "attr { key: 'strides' value { list { i: 1 i: 2 i: 2 i: 1 } } } "
+      "attr { key: 'padding' value { s: 'SAME' } }";
+  const std::string valid_s1 =
+      "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
+      "attr { key: 'padding' value { s: 'VALID' } }";
+  const std::string graph =
+      Placeholder("x", {2, 9, 8, 3}) + StaticQdq("x", kStaticLo, kStaticHi) + w1.text + dw.text +
+      w2.text + FloatConst("b1", {37}, Random(37, 47)) + FloatConst("b2", {37}, Random(37, 48)) +
+      Op("c1", "Conv2D", {"x/dequantize", "w1"}, valid_s1) + Op("bias1", "BiasAdd", {"c1", "b1"}) +
+      Op("a1", "Relu6", {"bias1"}) + StaticQdq("a1", 0.0f, 6.0f) +
+      Op("d", "DepthwiseConv2dNative", {"a1/dequantize", "dw"}, same_s2) +
+      Op("bias2", "BiasAdd", {"d", "b2"}) + Op("a2", "Relu6", {"bias2"}) +
+      StaticQdq("a2", 0.0f, 6.0f) + Op("c2", "Conv2D", {"a2/dequantize", "w2"}, valid_s1);
+  const Tensor x = FloatTensor({2, 9, 8, 3}, Random(2 * 9 * 8 * 3, 49, -1.0f, 1.5f));
+  RunResult on = RunGraph(graph, {{"x", x}}, {"c2"});
+  RunResult off = RunGraph(graph, {{"x", x}}, {"c2"}, false);
+  ASSERT_TRUE(on.status.ok()) << on.status;
+  ASSERT_TRUE(off.status.ok()) << off.status;
+  const PlacementDecision* a2 = DecisionOf(on.report, "a2");
+  EXPECT_EQ(a2->op, "_GraphrtQuantizedDepthwiseConv2D");
+  EXPECT_TRUE(Contains(a2->reason,
+                       "remapping: a2 (_GraphrtQuantizedDepthwiseConv2D) replaces dw (Dequantize), "
+                       "a2 (_FusedDepthwiseConv2dNative), a1/quantize (QuantizeV2), a1/dequantize "
+                       "(Dequantize)"))
+      << a2->reason;
+  EXPECT_EQ(DecisionOf(on.report, "a1")->op, "_GraphrtQuantizedConv2D");
+  EXPECT_EQ(DecisionOf(on.report, "c2")->op, "_GraphrtQuantizedConv2D");
+  ASSERT_EQ(on.outputs[0].shape(), off.outputs[0].shape());
+  for (int64_t i = 0; i < on.outputs[0].NumElements(); ++i) {
+    const float e = off.outputs[0].data<float>()[i];
+    // Same codes everywhere, unless float rounding moves a value across a rounding boundary of
+    // the next quantization: then one code of a2, at most 6 / 255 * sum |w2| on c2.
+    EXPECT_NEAR(on.outputs[0].data<float>()[i], e, 1e-4f * (1.0f + std::fabs(e))) << i;
+  }
+
+  const Int8Weight dw2 = MakeInt8Weight("dw", {3, 3, 3, 2}, 2, Random(3, 50, 0.1f, 1.0f), 51);
+  RunResult multiplier = RunGraph(Placeholder("x", {1, 5, 5, 3}) + dw2.text +
+                                      Op("d", "DepthwiseConv2dNative", {"x", "dw"}, valid_s1),
+                                  {{"x", FloatTensor({1, 5, 5, 3}, Random(75, 52))}}, {"d"});
+  ASSERT_TRUE(multiplier.status.ok()) << multiplier.status;
+  EXPECT_EQ(DecisionOf(multiplier.report, "d")->op, "DepthwiseConv2dNative");
+}
+
 // Time per Run on one intra-op thread, int8 (remapping on) against float (remapping off: the
 // Dequantize folds into a float Const). Run by hand:
 //   build/tests/graphrt_tests --gtest_also_run_disabled_tests --gtest_filter='*Int8Timing*'

@@ -393,6 +393,26 @@ void RegisterNnOps(OpRegistry* r) {
                   .Attr("leakyrelu_alpha: float = 0.2")
                   .Attr("axis: int = 3")
                   .SetShapeFn([](InferenceContext* c) { return ConvShape(c, false); }));
+  // Depthwise with multiplier 1: filter [h, w, channels, 1], one range per channel (axis 2).
+  // Like the two above, it takes optional float attrs input_min / input_max: a static range
+  // that the input is quantized in as QuantizeV2 MIN_FIRST would (int8_ops.cc).
+  r->Register(OpDefBuilder("_GraphrtQuantizedDepthwiseConv2D")
+                  .Input("input: float")
+                  .Input("filter: qint8")
+                  .Input("filter_min: float")
+                  .Input("filter_max: float")
+                  .Input("args: num_args * float")
+                  .Output("output: float")
+                  .Attr("num_args: int >= 0 = 0")
+                  .Attr("strides: list(int)")
+                  .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+                  .Attr("explicit_paddings: list(int) = []")
+                  .Attr("data_format: {'NHWC'} = 'NHWC'")
+                  .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                  .Attr("fused_ops: list(string) = []")
+                  .Attr("leakyrelu_alpha: float = 0.2")
+                  .Attr("axis: int = 2")
+                  .SetShapeFn([](InferenceContext* c) { return ConvShape(c, true); }));
 
   r->Register(OpDefBuilder("MaxPool")
                   .Input("input: T")

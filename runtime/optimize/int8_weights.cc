@@ -8,7 +8,9 @@
 //                                                    min/max [n], or -1 with one min/max
 //
 // (what `graphrt quantize --mode int8-dynamic` writes) becomes _GraphrtQuantizedMatMul /
-// _GraphrtQuantizedConv2D (runtime/kernels/cpu/int8_ops.cc) on the int8 values themselves,
+// _GraphrtQuantizedConv2D (runtime/kernels/cpu/int8_ops.cc) on the int8 values themselves; a
+// DepthwiseConv2dNative or _FusedDepthwiseConv2dNative with such a filter [h, w, channels, 1]
+// (axis 2, multiplier 1) becomes _GraphrtQuantizedDepthwiseConv2D the same way,
 // keeping the product's name, fused_ops and arguments. Anything else stays as written (float):
 // other modes or types, transposed MatMuls, NCHW, a grouped convolution, weights that are not
 // Consts or that something else reads too, nodes on different devices, or a device without the
@@ -43,6 +45,9 @@ namespace {
 const char* Int8OpFor(const std::string& op) {
   if (op == "MatMul" || op == "_FusedMatMul") return "_GraphrtQuantizedMatMul";
   if (op == "Conv2D" || op == "_FusedConv2D") return "_GraphrtQuantizedConv2D";
+  if (op == "DepthwiseConv2dNative" || op == "_FusedDepthwiseConv2dNative") {
+    return "_GraphrtQuantizedDepthwiseConv2D";
+  }
   return nullptr;
 }
 
@@ -116,12 +121,15 @@ Node* MatchInt8Weights(const OptimizerContext& ctx, const Node* product) {
       return nullptr;
     }
   }
+  const bool depthwise =
+      Int8OpFor(product->op()) == std::string("_GraphrtQuantizedDepthwiseConv2D");
   const int rank = matmul ? 2 : 4;
-  const int64_t channel_axis = matmul ? 1 : 3;
+  const int64_t channel_axis = matmul ? 1 : depthwise ? 2 : 3;
   if (w.dtype() != ::tensorflow::DT_QINT8 || w.dims() != rank || w.NumElements() == 0 ||
       (axis != channel_axis && axis != -1)) {
     return nullptr;
   }
+  if (depthwise && w.dim_size(3) != 1) return nullptr;  // a multiplier above 1 stays float
   const int64_t ranges = axis == -1 ? 1 : w.dim_size(channel_axis);
   for (const Tensor* m : {&min, &max}) {
     const bool shape_ok =
@@ -139,8 +147,6 @@ Node* MatchInt8Weights(const OptimizerContext& ctx, const Node* product) {
 struct StaticInput {
   Node* dequantize = nullptr;
   Node* quantize = nullptr;
-  Node* x = nullptr;  // QuantizeV2's input
-  int x_output = 0;
   float min = 0.0f, max = 0.0f;  // the range QuantizeV2 quantizes in
 };
 
@@ -183,8 +189,8 @@ bool MatchStaticInput(const OptimizerContext& ctx, const Node* product, StaticIn
     return false;
   }
   Tensor lo, hi;
-  const Edge* x_edge = qv->input_edge(0);
-  if (x_edge == nullptr || !IsConst(InputNode(qv, 1), &lo) || !IsConst(InputNode(qv, 2), &hi)) {
+  if (qv->input_edge(0) == nullptr || !IsConst(InputNode(qv, 1), &lo) ||
+      !IsConst(InputNode(qv, 2), &hi)) {
     return false;
   }
   for (const Tensor* m : {&lo, &hi}) {
@@ -200,8 +206,6 @@ bool MatchStaticInput(const OptimizerContext& ctx, const Node* product, StaticIn
   if (!std::isfinite(out->max)) return false;
   out->dequantize = dq;
   out->quantize = qv;
-  out->x = x_edge->src;
-  out->x_output = x_edge->src_output;
   return true;
 }
 
@@ -283,13 +287,16 @@ Status Rewrite(OptimizerContext* ctx, Node* product, Node* dq, const StaticInput
   std::vector<Source> sources(4 + static_cast<size_t>(product->num_inputs() - 2), {nullptr, 0});
   for (const Edge* e : product->in_edges()) {
     if (e->IsControl()) continue;
-    if (e->dst_input == 0) {
-      sources[0] = in != nullptr ? Source{in->x, in->x_output} : Source{e->src, e->src_output};
-    }
+    if (e->dst_input == 0) sources[0] = {e->src, e->src_output};
     if (e->dst_input >= 2) sources[e->dst_input + 2] = {e->src, e->src_output};
   }
   for (const Edge* e : dq->in_edges()) {
     if (!e->IsControl()) sources[1 + e->dst_input] = {e->src, e->src_output};
+  }
+  if (in != nullptr) {
+    // Read now: x's producer may itself have been rewritten into a new node since the match.
+    const Edge* x = in->quantize->input_edge(0);
+    sources[0] = x == nullptr ? Source{nullptr, 0} : Source{x->src, x->src_output};
   }
   for (const Source& s : sources) {
     if (s.node == nullptr) return Status::OK();
@@ -346,7 +353,7 @@ Status RemapInt8Weights(OptimizerContext* ctx, std::vector<RewriteRecord>* recor
   for (Node* product : products) {
     Node* dq = MatchInt8Weights(*ctx, product);
     if (dq == nullptr) continue;
-    if (Int8OpFor(product->op()) == std::string("_GraphrtQuantizedConv2D")) {
+    if (Int8OpFor(product->op()) != std::string("_GraphrtQuantizedMatMul")) {
       Tensor w;
       IsConst(InputNode(dq, 0), &w);
       const int64_t depth = InputDepth(shapes, product);

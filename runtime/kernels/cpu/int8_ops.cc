@@ -5,10 +5,13 @@
 //
 //   _GraphrtQuantizedMatMul(a: float [m, k], b: qint8 [k, n], b_min, b_max, args...)
 //   _GraphrtQuantizedConv2D(input: float NHWC, filter: qint8 HWIO, filter_min, filter_max, args...)
+//   _GraphrtQuantizedDepthwiseConv2D(input: float NHWC, filter: qint8 [h, w, channels, 1],
+//                                    filter_min, filter_max, args...)
 //
 // min/max are Dequantize's (SCALED, narrow_range): [n] per output channel with `axis` the
-// channel axis (1 for MatMul, 3 for Conv2D), or one value with axis -1. fused_ops / num_args /
-// leakyrelu_alpha are _FusedMatMul's (fused_epilogue.h), or empty for the bare product.
+// channel axis (1 for MatMul, 3 for Conv2D, 2 for the depthwise one), or one value with axis -1.
+// fused_ops / num_args / leakyrelu_alpha are _FusedMatMul's (fused_epilogue.h), or empty for the
+// bare product.
 //
 // Static activation ranges: with float attrs input_min and input_max (both or neither) the input
 // is quantized as QuantizeV2(x, input_min, input_max) T=quint8 mode=MIN_FIRST would quantize it
@@ -16,6 +19,7 @@
 // would, instead of choosing the range from x on each Run. The optimizer sets them where the
 // input was such a QuantizeV2 -> Dequantize pair (`graphrt quantize --mode int8-static`).
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -24,6 +28,8 @@
 #include "runtime/core/str_util.h"
 #include "runtime/kernels/cpu/fused_epilogue.h"
 #include "runtime/kernels/cpu/int8_product.h"
+#include "runtime/kernels/cpu/int8_tap_sum.h"
+#include "runtime/kernels/cpu/quantization_util.h"
 #include "runtime/kernels/cpu/nn_util.h"
 #include "runtime/kernels/kernel_registry.h"
 
@@ -206,11 +212,16 @@ class QuantizedMatMulOp : public Int8OpBase {
 
 class QuantizedConv2DOp : public Int8OpBase {
  public:
-  explicit QuantizedConv2DOp(OpKernelConstruction* ctx) : Int8OpBase(ctx, 3) {
+  explicit QuantizedConv2DOp(OpKernelConstruction* ctx) : QuantizedConv2DOp(ctx, 3) {}
+
+ protected:
+  // The window attrs, shared with the depthwise op (whose filter's channel axis is 2).
+  QuantizedConv2DOp(OpKernelConstruction* ctx, int64_t channel_axis)
+      : Int8OpBase(ctx, channel_axis) {
     std::string format, padding;
     GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("data_format", &format));
     if (format != "NHWC") {
-      ctx->SetStatus(Unimplemented("_GraphrtQuantizedConv2D takes NHWC, got ", format));
+      ctx->SetStatus(Unimplemented(ctx->def().op(), " takes NHWC, got ", format));
       return;
     }
     GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("padding", &padding));
@@ -242,6 +253,7 @@ class QuantizedConv2DOp : public Int8OpBase {
     }
   }
 
+ public:
   Status Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(kInputX);
     const Tensor& filter = ctx->input(kInputFilter);
@@ -280,7 +292,7 @@ class QuantizedConv2DOp : public Int8OpBase {
     return Status::OK();
   }
 
- private:
+ protected:
   Status Geometry(const TensorShape& in, const TensorShape& filter, Window2D* g) const {
     g->batch = in.dim_size(0);
     g->in_rows = in.dim_size(1);
@@ -311,6 +323,139 @@ class QuantizedConv2DOp : public Int8OpBase {
   std::vector<int64_t> strides_, dilations_, explicit_paddings_;
 };
 
+// _GraphrtQuantizedDepthwiseConv2D: a depthwise convolution with multiplier 1 (filter [h, w,
+// channels, 1], ranges per channel along axis 2 or one for all), in integers: the input's codes
+// less their zero point (int16) times the filter (int16), summed per channel over the window in
+// int32 (Int8TapSum, per QGemmIsa path), then float(sum) * scale_x * scale_w[c] and the epilogue.
+// Taps over the padding read zeros, which is the zero point's code less itself.
+class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
+ public:
+  explicit QuantizedDepthwiseConv2DOp(OpKernelConstruction* ctx) : QuantizedConv2DOp(ctx, 2) {
+    int64_t axis = 2;
+    GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("axis", &axis));
+    per_channel_ = axis != -1;
+  }
+
+  Status Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(kInputX);
+    const Tensor& filter = ctx->input(kInputFilter);
+    GRT_RETURN_IF_ERROR(CheckFilter(filter, 4, "[h, w, channels, 1]"));
+    if (input.dims() != 4) {
+      return InvalidArgument("input must be 4-dimensional, got ", input.shape().DebugString());
+    }
+    if (filter.dim_size(3) != 1 || input.dim_size(3) != filter.dim_size(2)) {
+      return InvalidArgument("filter must be [h, w, ", input.dim_size(3),
+                             ", 1] (the input's channels, multiplier 1), got ",
+                             filter.shape().DebugString());
+    }
+    if (filter.dim_size(0) == 0 || filter.dim_size(1) == 0) {
+      return InvalidArgument("filter must not have zero elements, got ",
+                             filter.shape().DebugString());
+    }
+    Window2D g;
+    GRT_RETURN_IF_ERROR(Geometry(input.shape(), filter.shape(), &g));
+    const int64_t channels = g.depth;
+    const TensorShape out_shape({g.batch, g.out_rows, g.out_cols, channels});
+    Int8Epilogue epilogue;
+    GRT_RETURN_IF_ERROR(BindEpilogue(*ctx, out_shape, channels, "channels", &epilogue));
+    std::vector<float> scale_w;
+    GRT_RETURN_IF_ERROR(
+        FilterScales(ctx->input(kInputMin), ctx->input(kInputMax), channels, &scale_w));
+    Tensor* out = nullptr;
+    GRT_RETURN_IF_ERROR(ctx->allocate_output(kOutput, out_shape, &out));
+    if (out->NumElements() == 0) return Status::OK();
+
+    // The input as codes less the zero point, and the filter, both int16.
+    const int64_t n = input.NumElements();
+    ScratchBuffer<uint8_t> codes(n);
+    const ActivationQuantization q = QuantizeInput(*ctx, input.data<float>(), n, codes.get());
+    ScratchBuffer<int16_t> centered(n);
+    const uint8_t* c8 = codes.get();
+    int16_t* c16 = centered.get();
+    const int16_t zp = static_cast<int16_t>(q.zero_point);
+    for (int64_t i = 0; i < n; ++i) c16[i] = static_cast<int16_t>(c8[i] - zp);
+    const int64_t taps = g.window_rows * g.window_cols;
+    std::vector<int16_t> weights(static_cast<size_t>(taps * channels));
+    const int8_t* f = filter.data<int8_t>();
+    for (int64_t i = 0; i < taps * channels; ++i) weights[i] = f[i];
+    std::vector<float> multipliers(static_cast<size_t>(channels));
+    for (int64_t c = 0; c < channels; ++c) multipliers[c] = q.scale * scale_w[c];
+    const std::vector<int16_t> zeros(static_cast<size_t>(channels), 0);
+    const QGemmIsa isa = ActiveQGemmIsa();
+
+    float* o = out->data<float>();
+    const int64_t rows = g.batch * g.out_rows;
+    ParallelFor(
+        ctx->device(), rows, g.out_cols * taps * channels, [&](int64_t first, int64_t last) {
+          std::vector<const int16_t*> srcs(static_cast<size_t>(taps));
+          std::vector<const int16_t*> w(static_cast<size_t>(taps));
+          for (int64_t t = 0; t < taps; ++t) w[t] = weights.data() + t * channels;
+          std::vector<int32_t> acc(static_cast<size_t>(channels));
+          for (int64_t row = first; row < last; ++row) {
+            const int64_t b = row / g.out_rows, oh = row % g.out_rows;
+            float* out_row = o + row * g.out_cols * channels;
+            for (int64_t ow = 0; ow < g.out_cols; ++ow) {
+              const int64_t ih0 = oh * g.stride_rows - g.pad_top;
+              const int64_t iw0 = ow * g.stride_cols - g.pad_left;
+              for (int64_t kh = 0, t = 0; kh < g.window_rows; ++kh) {
+                const int64_t ih = ih0 + kh * g.dilation_rows;
+                for (int64_t kw = 0; kw < g.window_cols; ++kw, ++t) {
+                  const int64_t iw = iw0 + kw * g.dilation_cols;
+                  const bool inside = ih >= 0 && ih < g.in_rows && iw >= 0 && iw < g.in_cols;
+                  srcs[t] = inside ? c16 + ((b * g.in_rows + ih) * g.in_cols + iw) * channels
+                                   : zeros.data();
+                }
+              }
+              Int8TapSum(isa, srcs.data(), w.data(), taps, channels, acc.data());
+              float* px = out_row + ow * channels;
+              for (int64_t c = 0; c < channels; ++c) {
+                px[c] = static_cast<float>(acc[c]) * multipliers[c];
+              }
+            }
+            if (epilogue) {
+              epilogue(row * g.out_cols, g.out_cols, 0, channels, out_row, channels);
+            }
+          }
+        });
+    return Status::OK();
+  }
+
+ private:
+  // Dequantize's SCALED narrow_range scale per channel: max(min / -127, max / 127).
+  Status FilterScales(const Tensor& min, const Tensor& max, int64_t channels,
+                      std::vector<float>* scales) const {
+    for (const Tensor* t : {&min, &max}) {
+      const bool shape_ok =
+          per_channel_ ? (t->dims() == 1 && t->dim_size(0) == channels) : t->NumElements() == 1;
+      if (t->dtype() != ::tensorflow::DT_FLOAT || !shape_ok) {
+        return InvalidArgument("filter_", t == &min ? "min" : "max", " must be float ",
+                               per_channel_ ? StrCat("[", channels, "]") : "with one value",
+                               " (one per channel), got ", DataTypeString(t->dtype()), " ",
+                               t->shape().DebugString());
+      }
+    }
+    scales->resize(static_cast<size_t>(channels));
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t j = per_channel_ ? c : 0;
+      const float lo = min.data<float>()[j], hi = max.data<float>()[j];
+      GRT_RETURN_IF_ERROR(CheckRangeOrder(lo, hi, "filter"));
+      (*scales)[c] = std::max(lo / -127.0f, hi / 127.0f);
+    }
+    return Status::OK();
+  }
+
+  static void ParallelFor(const Device* device, int64_t total, int64_t cost,
+                          const std::function<void(int64_t, int64_t)>& fn) {
+    if (device == nullptr) {
+      fn(0, total);
+    } else {
+      device->ParallelFor(total, cost, fn);
+    }
+  }
+
+  bool per_channel_ = true;
+};
+
 }  // namespace
 
 void RegisterInt8Kernels(KernelRegistry* r) {
@@ -318,6 +463,8 @@ void RegisterInt8Kernels(KernelRegistry* r) {
               MakeFactory<QuantizedMatMulOp>());
   r->Register(KernelDefBuilder("_GraphrtQuantizedConv2D").Device(kDeviceCpu),
               MakeFactory<QuantizedConv2DOp>());
+  r->Register(KernelDefBuilder("_GraphrtQuantizedDepthwiseConv2D").Device(kDeviceCpu),
+              MakeFactory<QuantizedDepthwiseConv2DOp>());
 }
 
 }  // namespace graphrt

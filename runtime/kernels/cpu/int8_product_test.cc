@@ -484,6 +484,86 @@ TEST(Int8Ops, StaticRangeUsesQuantizeV2Codes) {
   ExpectClose(Values<float>(*out), want, "static MatMul");
 }
 
+// _GraphrtQuantizedDepthwiseConv2D against an integer reference: the input quantized by the
+// dynamic formula (or QuantizeV2's in a static range), sum over the window of (code - zp) * w in
+// int64 with padding taps left out, float(sum) * scale_x * scale_w[c], bias, Relu6. Odd channel
+// counts around the vector widths, strides, dilations, SAME and VALID; the active QGemmIsa path
+// (GRAPHRT_ISA picks it).
+TEST(Int8Ops, QuantizedDepthwiseMatchesTheIntegerReference) {
+  struct Case {
+    int64_t batch, rows, cols, channels, kh, kw, stride, dilation;
+    const char* padding;
+    bool static_range;
+  };
+  const std::vector<Case> cases = {{1, 7, 6, 37, 3, 3, 1, 1, "SAME", false},
+                                   {2, 9, 8, 16, 3, 3, 2, 1, "SAME", true},
+                                   {1, 8, 9, 33, 5, 5, 1, 2, "VALID", false},
+                                   {1, 5, 5, 3, 2, 3, 2, 1, "VALID", true},
+                                   {1, 6, 7, 96, 3, 3, 2, 1, "SAME", false}};
+  for (const Case& k : cases) {
+    const int64_t c = k.channels;
+    const std::vector<float> x = RandomFloats(k.batch * k.rows * k.cols * c, 61 + c, -1.0f, 3.0f);
+    const std::vector<int8_t> w = RandomInt8(k.kh * k.kw * c, 62 + c);
+    const Ranges r = MakeRanges(c, true, 63);
+    const std::vector<float> bias = RandomFloats(c, 64, -1.0f, 1.0f);
+    const float lo = -1.0f * 51 / 255, hi = 1.0f * 204 / 255;
+    RefQuantization q;
+    if (k.static_range) {
+      const QuantizeEigen<uint8_t> quantize(lo, hi);
+      for (float v : x) q.q.push_back(quantize(v));
+      q.scale = static_cast<float>((hi - lo) / 255.0);
+      q.zero_point = static_cast<int32_t>(-std::round(lo / q.scale));
+    } else {
+      q = QuantizeReference(x);
+    }
+    WindowDim rows, cols;
+    const Padding padding = std::string(k.padding) == "SAME" ? Padding::kSame : Padding::kValid;
+    ASSERT_TRUE(ComputeWindowDim(k.rows, k.kh, k.dilation, k.stride, padding, 0, 0, &rows).ok());
+    ASSERT_TRUE(ComputeWindowDim(k.cols, k.kw, k.dilation, k.stride, padding, 0, 0, &cols).ok());
+    std::vector<float> want;
+    for (int64_t b = 0; b < k.batch; ++b) {
+      for (int64_t oh = 0; oh < rows.output; ++oh) {
+        for (int64_t ow = 0; ow < cols.output; ++ow) {
+          for (int64_t ch = 0; ch < c; ++ch) {
+            int64_t acc = 0;
+            for (int64_t i = 0; i < k.kh; ++i) {
+              for (int64_t j = 0; j < k.kw; ++j) {
+                const int64_t ih = oh * k.stride - rows.pad_before + i * k.dilation;
+                const int64_t iw = ow * k.stride - cols.pad_before + j * k.dilation;
+                if (ih < 0 || ih >= k.rows || iw < 0 || iw >= k.cols) continue;
+                acc += (int64_t{q.q[((b * k.rows + ih) * k.cols + iw) * c + ch]} - q.zero_point) *
+                       w[(i * k.kw + j) * c + ch];
+              }
+            }
+            const float y = static_cast<float>(acc) * (q.scale * r.scales[ch]) + bias[ch];
+            want.push_back(std::min(6.0f, std::max(0.0f, y)));
+          }
+        }
+      }
+    }
+    std::vector<std::pair<std::string, AttrValue>> attrs = {
+        {"strides", AttrInts({1, k.stride, k.stride, 1})},
+        {"dilations", AttrInts({1, k.dilation, k.dilation, 1})},
+        {"padding", AttrString(k.padding)},
+        {"fused_ops", AttrStrings({"BiasAdd", "Relu6"})},
+        {"num_args", AttrInt(1)}};
+    if (k.static_range) {
+      attrs.push_back({"input_min", AttrF(lo)});
+      attrs.push_back({"input_max", AttrF(hi)});
+    }
+    for (int threads : {1, 3}) {
+      StatusOr<Tensor> out =
+          RunOp("_GraphrtQuantizedDepthwiseConv2D",
+                {MakeTensor<float>(TensorShape({k.batch, k.rows, k.cols, c}), x),
+                 QInt8Tensor({k.kh, k.kw, c, 1}, w), r.min, r.max, Tensor::Vector<float>(bias)},
+                attrs, threads);
+      ASSERT_TRUE(out.ok()) << out.status();
+      ExpectClose(Values<float>(*out), want,
+                  StrCat("channels ", c, " ", k.padding, " threads ", threads));
+    }
+  }
+}
+
 TEST(Int8Ops, BadInputsAreErrors) {
   const int64_t k = 6, n = 4;
   const Tensor x = MakeTensor<float>(TensorShape({2, k}), RandomFloats(2 * k, 1, -1, 1));
@@ -526,6 +606,15 @@ TEST(Int8Ops, BadInputsAreErrors) {
                "input depth 6 must equal the filter's 3");
   expect_error(RunOp("_GraphrtQuantizedConv2D", {image, w, r.min, r.max}, conv),
                "filter must be qint8 of rank 4");
+  // Depthwise: a multiplier above 1, and ranges that are not one per channel.
+  expect_error(RunOp("_GraphrtQuantizedDepthwiseConv2D",
+                     {image, QInt8Tensor({3, 3, 6, 2}, RandomInt8(108, 1)),
+                      MakeRanges(12, true, 4).min, MakeRanges(12, true, 4).max},
+                     conv),
+               "filter must be [h, w, 6, 1]");
+  expect_error(RunOp("_GraphrtQuantizedDepthwiseConv2D",
+                     {image, QInt8Tensor({3, 3, 6, 1}, RandomInt8(54, 1)), r3.min, r3.max}, conv),
+               "filter_min must be float [6]");
   // Static ranges: one without the other, and one that leaves out 0.
   expect_error(RunOp("_GraphrtQuantizedMatMul", {x, w, r.min, r.max}, {{"input_min", AttrF(-1)}}),
                "input_min and input_max come together");

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "runtime/kernels/cpu/bias_activation.h"
+#include "runtime/kernels/cpu/int8_tap_sum.h"
 #include "runtime/kernels/cpu/qgemm.h"
 #include "runtime/kernels/cpu/sgemm.h"
 #include "runtime/kernels/cpu/tap_sum.h"
@@ -80,6 +81,27 @@ constexpr int64_t kMc = 96;
 }  // namespace
 
 #include "runtime/kernels/cpu/isa/qgemm_kernel.inc"
+
+namespace {
+
+// Int8TapSum: 16 int16 a vector; the unpacks work per 128-bit lane, so lo holds channels 0-3 and
+// 8-11, hi 4-7 and 12-15.
+using VI = __m256i;
+constexpr int64_t kI16Lanes = 16;
+inline VI LoadI16(const int16_t* p) { return _mm256_loadu_si256(reinterpret_cast<const VI*>(p)); }
+inline VI ZeroI() { return _mm256_setzero_si256(); }
+inline VI AddI32(VI x, VI y) { return _mm256_add_epi32(x, y); }
+inline VI MaddI16(VI x, VI y) { return _mm256_madd_epi16(x, y); }
+inline VI UnpackLoI16(VI x, VI y) { return _mm256_unpacklo_epi16(x, y); }
+inline VI UnpackHiI16(VI x, VI y) { return _mm256_unpackhi_epi16(x, y); }
+inline void StorePairSums(int32_t* out, VI lo, VI hi) {
+  _mm256_storeu_si256(reinterpret_cast<VI*>(out), _mm256_permute2x128_si256(lo, hi, 0x20));
+  _mm256_storeu_si256(reinterpret_cast<VI*>(out + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+}
+
+}  // namespace
+
+#include "runtime/kernels/cpu/isa/int8_tap_sum_kernel.inc"
 
 }  // namespace avx2
 }  // namespace isa

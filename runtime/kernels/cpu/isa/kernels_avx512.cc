@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "runtime/kernels/cpu/bias_activation.h"
+#include "runtime/kernels/cpu/int8_tap_sum.h"
 #include "runtime/kernels/cpu/qgemm.h"
 #include "runtime/kernels/cpu/sgemm.h"
 #include "runtime/kernels/cpu/tap_sum.h"
@@ -83,6 +84,30 @@ constexpr int64_t kMc = 192;
 }  // namespace
 
 #include "runtime/kernels/cpu/isa/qgemm_kernel.inc"
+
+namespace {
+
+// Int8TapSum: 32 int16 a vector; the unpacks work per 128-bit lane, so lane i of lo holds
+// channels 8i to 8i + 3, of hi 8i + 4 to 8i + 7.
+using VI = __m512i;
+constexpr int64_t kI16Lanes = 32;
+inline VI LoadI16(const int16_t* p) { return _mm512_loadu_si512(p); }
+inline VI ZeroI() { return _mm512_setzero_si512(); }
+inline VI AddI32(VI x, VI y) { return _mm512_add_epi32(x, y); }
+inline VI MaddI16(VI x, VI y) { return _mm512_madd_epi16(x, y); }
+inline VI UnpackLoI16(VI x, VI y) { return _mm512_unpacklo_epi16(x, y); }
+inline VI UnpackHiI16(VI x, VI y) { return _mm512_unpackhi_epi16(x, y); }
+inline void StorePairSums(int32_t* out, VI lo, VI hi) {
+  // 64-bit indices into lo (0-7) and hi (8-15): lanes of lo and hi alternate.
+  const VI first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
+  const VI second = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+  _mm512_storeu_si512(out, _mm512_permutex2var_epi64(lo, first, hi));
+  _mm512_storeu_si512(out + 16, _mm512_permutex2var_epi64(lo, second, hi));
+}
+
+}  // namespace
+
+#include "runtime/kernels/cpu/isa/int8_tap_sum_kernel.inc"
 
 }  // namespace avx512
 }  // namespace isa

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "runtime/kernels/cpu/bias_activation.h"
+#include "runtime/kernels/cpu/int8_tap_sum.h"
 
 namespace graphrt {
 namespace isa {
@@ -38,6 +39,26 @@ inline V Select(M m, V if_true, V if_false) {
 }  // namespace
 
 #include "runtime/kernels/cpu/isa/bias_activation_kernel.inc"
+
+namespace {
+
+// Int8TapSum: 8 int16 a vector.
+using VI = __m128i;
+constexpr int64_t kI16Lanes = 8;
+inline VI LoadI16(const int16_t* p) { return _mm_loadu_si128(reinterpret_cast<const VI*>(p)); }
+inline VI ZeroI() { return _mm_setzero_si128(); }
+inline VI AddI32(VI x, VI y) { return _mm_add_epi32(x, y); }
+inline VI MaddI16(VI x, VI y) { return _mm_madd_epi16(x, y); }
+inline VI UnpackLoI16(VI x, VI y) { return _mm_unpacklo_epi16(x, y); }
+inline VI UnpackHiI16(VI x, VI y) { return _mm_unpackhi_epi16(x, y); }
+inline void StorePairSums(int32_t* out, VI lo, VI hi) {
+  _mm_storeu_si128(reinterpret_cast<VI*>(out), lo);
+  _mm_storeu_si128(reinterpret_cast<VI*>(out + 4), hi);
+}
+
+}  // namespace
+
+#include "runtime/kernels/cpu/isa/int8_tap_sum_kernel.inc"
 
 }  // namespace baseline
 }  // namespace isa
