@@ -236,6 +236,27 @@ Status ResizeShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// The inputs and attrs graphrt's int8 convolutions share (int8_ops.cc): a float NHWC input, a
+// qint8 filter with its Dequantize range per `axis` (or -1), and _FusedConv2D's epilogue.
+OpDefBuilder QuantizedConvDef(const char* name, int64_t channel_axis) {
+  return std::move(OpDefBuilder(name)
+                       .Input("input: float")
+                       .Input("filter: qint8")
+                       .Input("filter_min: float")
+                       .Input("filter_max: float")
+                       .Input("args: num_args * float")
+                       .Output("output: float")
+                       .Attr("num_args: int >= 0 = 0")
+                       .Attr("strides: list(int)")
+                       .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+                       .Attr("explicit_paddings: list(int) = []")
+                       .Attr("data_format: {'NHWC'} = 'NHWC'")
+                       .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                       .Attr("fused_ops: list(string) = []")
+                       .Attr("leakyrelu_alpha: float = 0.2")
+                       .Attr(StrCat("axis: int = ", channel_axis)));
+}
+
 }  // namespace
 
 void RegisterNnOps(OpRegistry* r) {
@@ -376,43 +397,16 @@ void RegisterNnOps(OpRegistry* r) {
                   .Attr("leakyrelu_alpha: float = 0.2")
                   .Attr("axis: int = 1")
                   .SetShapeFn(MatMulShape));
-  r->Register(OpDefBuilder("_GraphrtQuantizedConv2D")
-                  .Input("input: float")
-                  .Input("filter: qint8")
-                  .Input("filter_min: float")
-                  .Input("filter_max: float")
-                  .Input("args: num_args * float")
-                  .Output("output: float")
-                  .Attr("num_args: int >= 0 = 0")
-                  .Attr("strides: list(int)")
-                  .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
-                  .Attr("explicit_paddings: list(int) = []")
-                  .Attr("data_format: {'NHWC'} = 'NHWC'")
-                  .Attr("dilations: list(int) = [1, 1, 1, 1]")
-                  .Attr("fused_ops: list(string) = []")
-                  .Attr("leakyrelu_alpha: float = 0.2")
-                  .Attr("axis: int = 3")
-                  .SetShapeFn([](InferenceContext* c) { return ConvShape(c, false); }));
+  r->Register(QuantizedConvDef("_GraphrtQuantizedConv2D", 3).SetShapeFn([](InferenceContext* c) {
+    return ConvShape(c, false);
+  }));
   // Depthwise with multiplier 1: filter [h, w, channels, 1], one range per channel (axis 2).
   // Like the two above, it takes optional float attrs input_min / input_max: a static range
   // that the input is quantized in as QuantizeV2 MIN_FIRST would (int8_ops.cc).
-  r->Register(OpDefBuilder("_GraphrtQuantizedDepthwiseConv2D")
-                  .Input("input: float")
-                  .Input("filter: qint8")
-                  .Input("filter_min: float")
-                  .Input("filter_max: float")
-                  .Input("args: num_args * float")
-                  .Output("output: float")
-                  .Attr("num_args: int >= 0 = 0")
-                  .Attr("strides: list(int)")
-                  .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
-                  .Attr("explicit_paddings: list(int) = []")
-                  .Attr("data_format: {'NHWC'} = 'NHWC'")
-                  .Attr("dilations: list(int) = [1, 1, 1, 1]")
-                  .Attr("fused_ops: list(string) = []")
-                  .Attr("leakyrelu_alpha: float = 0.2")
-                  .Attr("axis: int = 2")
-                  .SetShapeFn([](InferenceContext* c) { return ConvShape(c, true); }));
+  r->Register(
+      QuantizedConvDef("_GraphrtQuantizedDepthwiseConv2D", 2).SetShapeFn([](InferenceContext* c) {
+        return ConvShape(c, true);
+      }));
 
   r->Register(OpDefBuilder("MaxPool")
                   .Input("input: T")
