@@ -101,10 +101,11 @@ class Int8OpBase : public OpKernel {
                       ctx.input(kInputMin), ctx.input(kInputMax), per_column_, scratch);
   }
 
-  // Quantizes the input x[0, n) into q: in the static range where the node has one, else in the
-  // range of x.
+  // Quantizes the input x[0, n) into q (uint8_t: the codes; int16_t: the codes less the zero
+  // point): in the static range where the node has one, else in the range of x.
+  template <typename Out>
   ActivationQuantization QuantizeInput(const OpKernelContext& ctx, const float* x, int64_t n,
-                                       uint8_t* q) const {
+                                       Out* q) const {
     if (static_range_) {
       return QuantizeActivationsMinFirst(ctx.device(), x, n, input_min_, input_max_, q);
     }
@@ -367,13 +368,9 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
 
     // The input as codes less the zero point, and the filter, both int16.
     const int64_t n = input.NumElements();
-    ScratchBuffer<uint8_t> codes(n);
-    const ActivationQuantization q = QuantizeInput(*ctx, input.data<float>(), n, codes.get());
     ScratchBuffer<int16_t> centered(n);
-    const uint8_t* c8 = codes.get();
-    int16_t* c16 = centered.get();
-    const int16_t zp = static_cast<int16_t>(q.zero_point);
-    for (int64_t i = 0; i < n; ++i) c16[i] = static_cast<int16_t>(c8[i] - zp);
+    const ActivationQuantization q = QuantizeInput(*ctx, input.data<float>(), n, centered.get());
+    const int16_t* c16 = centered.get();
     const int64_t taps = g.window_rows * g.window_cols;
     std::vector<int16_t> weights(static_cast<size_t>(taps * channels));
     const int8_t* f = filter.data<int8_t>();

@@ -57,6 +57,14 @@ ActivationQuantization QuantizeActivations(const Device* device, const float* x,
 ActivationQuantization QuantizeActivationsMinFirst(const Device* device, const float* x, int64_t n,
                                                    float range_min, float range_max, uint8_t* q);
 
+// As above, but writes each code less the returned zero point, as int16 (in [-255, 255]), for
+// kernels that multiply centered codes (the int8 depthwise), without a second pass.
+ActivationQuantization QuantizeActivations(const Device* device, const float* x, int64_t n,
+                                           int16_t* centered);
+ActivationQuantization QuantizeActivationsMinFirst(const Device* device, const float* x, int64_t n,
+                                                   float range_min, float range_max,
+                                                   int16_t* centered);
+
 // Int8 weights B (k x n) with one float scale per column, packed for QGemm.
 class Int8Weights {
  public:
