@@ -27,6 +27,13 @@ struct GPUOptions {
 // ON leaves a pass on, OFF turns it off; disable_meta_optimizer turns every pass off. The
 // environment variable GRAPHRT_OPTIMIZER=0 turns every pass off in every session (to run a test
 // suite with the optimizer off).
+// The reduced type Grappler's auto_mixed_precision pass moves CPU nodes to.
+enum class ReducedPrecision {
+  kNone,
+  kFloat16,   // auto_mixed_precision_cpu
+  kBfloat16,  // auto_mixed_precision_onednn_bfloat16 (or its old name, auto_mixed_precision_mkl)
+};
+
 struct GraphRewriteOptions {
   bool model_pruning = true;     // !disable_model_pruning: Identity, NoOp, StopGradient, Snapshot
   bool constant_folding = true;  // nodes of constants (and static shapes) become Const nodes
@@ -34,6 +41,10 @@ struct GraphRewriteOptions {
   bool arithmetic_optimization = true;  // batch norm and constant Mul/Add folded into weights
   // Accepted for TensorFlow's sake: graphrt's kernels take either layout, there is nothing to do.
   bool layout_optimizer = true;
+  // auto_mixed_precision on the CPU (off unless turned ON; bfloat16 wins when both are): the
+  // ops on TensorFlow's lists for the mode run in the reduced type between Casts, where graphrt
+  // has a CPU kernel for them in that type (runtime/optimize/mixed_precision.cc).
+  ReducedPrecision cpu_mixed_precision = ReducedPrecision::kNone;
 };
 
 struct GRAPHRT_EXPORT SessionConfig {
@@ -48,9 +59,9 @@ struct GRAPHRT_EXPORT SessionConfig {
   GPUOptions gpu_options;
   // Deadline of each Run; 0: none.
   int64_t operation_timeout_in_ms = 0;
-  // graph_options.rewrite_options.auto_mixed_precision (or its _cpu / _onednn_bfloat16
-  // variants) turned on. graphrt has no reduced-precision path: GPU nodes still compute in
-  // float32, and the placement report says that it was asked for.
+  // graph_options.rewrite_options.auto_mixed_precision (or its _cpu / _onednn_bfloat16 / _mkl
+  // variants) turned on. graphrt's GPU nodes still compute in float32, and the placement report
+  // says that it was asked for; on the CPU, rewrite_options.cpu_mixed_precision says what runs.
   bool reduced_precision_requested = false;
   GraphRewriteOptions rewrite_options;
 

@@ -18,6 +18,8 @@ std::string RewriteRecord::ToString() const {
     parts.push_back(StrCat(replaced[i], " (", i < replaced_ops.size() ? replaced_ops[i] : "", ")"));
   }
   if (op.empty()) return StrCat(pass, ": removed ", StrJoin(parts, ", "));
+  if (!precision.empty()) return StrCat(pass, ": ", node, " (", op, ") runs in ", precision);
+  if (replaced.empty()) return StrCat(pass, ": ", node, " (", op, ") added");
   return StrCat(pass, ": ", node, " (", op, ") replaces ", StrJoin(parts, ", "));
 }
 
@@ -25,6 +27,7 @@ PlacementReport WithRewrites(const PlacementReport& report,
                              const std::vector<RewriteRecord>& records) {
   std::map<std::string, std::vector<std::string>> notes;
   std::map<std::string, std::string> new_ops;
+  std::map<std::string, std::string> precisions;
   std::vector<const RewriteRecord*> made;  // records whose node may be new
   for (const RewriteRecord& r : records) {
     if (r.op.empty()) {
@@ -33,6 +36,7 @@ PlacementReport WithRewrites(const PlacementReport& report,
     }
     notes[r.node].push_back(r.ToString());
     new_ops[r.node] = r.op;
+    if (!r.precision.empty()) precisions[r.node] = r.precision;
     made.push_back(&r);
     for (const std::string& name : r.replaced) {
       if (name != r.node) {
@@ -48,13 +52,17 @@ PlacementReport WithRewrites(const PlacementReport& report,
     if (n != notes.end()) d.reason = StrCat(d.reason, "; ", StrJoin(n->second, "; "));
     auto o = new_ops.find(d.node);
     if (o != new_ops.end()) d.op = o->second;
+    auto p = precisions.find(d.node);
+    if (p != precisions.end()) d.precision = p->second;
     out.Add(std::move(d));
   }
   // Nodes with new names (a second output of a folded node) sit where the first node they
   // replaced sits.
   for (const RewriteRecord* r : made) {
     if (!seen.insert(r->node).second) continue;
-    PlacementDecision d{r->node, r->op, "", "", StrJoin(notes[r->node], "; "), ""};
+    // A later rewrite of the node (a Cast folded into a Const) gives its op.
+    PlacementDecision d{r->node, new_ops[r->node], "", r->device, StrJoin(notes[r->node], "; "),
+                        ""};
     for (const std::string& name : r->replaced) {
       if (const PlacementDecision* from = report.Find(name)) {
         d.assigned = from->assigned;
@@ -62,6 +70,7 @@ PlacementReport WithRewrites(const PlacementReport& report,
         break;
       }
     }
+    if (!r->precision.empty()) d.precision = r->precision;
     out.Add(std::move(d));
   }
   return out;
@@ -80,6 +89,15 @@ Status OptimizeGraph(const OptimizerOptions& options, OptimizerContext* context,
   }
   if (options.arithmetic_optimization) {
     GRT_RETURN_IF_ERROR(optimize::FoldIntoWeights(context, records));
+  }
+  if (options.cpu_mixed_precision != ReducedPrecision::kNone) {
+    const size_t before = records->size();
+    GRT_RETURN_IF_ERROR(
+        optimize::AutoMixedPrecision(options.cpu_mixed_precision, context, records));
+    // The Casts of Const weights become Consts of the reduced type.
+    if (options.constant_folding && records->size() != before) {
+      GRT_RETURN_IF_ERROR(optimize::FoldConstants(options, context, records));
+    }
   }
   if (options.remapping) {
     GRT_RETURN_IF_ERROR(optimize::Remap(context, records));

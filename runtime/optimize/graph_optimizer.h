@@ -7,7 +7,10 @@
 // weights), remapping (Conv2D / DepthwiseConv2dNative / MatMul + BiasAdd + activation, and
 // residual Add, into _FusedConv2D / _FusedDepthwiseConv2dNative / _FusedMatMul; then MatMul /
 // Conv2D and their fused forms whose weights are Dequantize'd int8 Consts into graphrt's int8
-// _GraphrtQuantizedMatMul / _GraphrtQuantizedConv2D).
+// _GraphrtQuantizedMatMul / _GraphrtQuantizedConv2D). Auto mixed precision, when asked for, runs
+// between arithmetic and remapping (mixed_precision.cc): CPU ops on TensorFlow's lists move to
+// float16 or bfloat16 between Casts, which constant folding then folds into Const weights; the
+// remapper fuses float32 ops only, so a moved op stays unfused.
 //
 // Invariants every pass keeps: a fed (_Arg) or fetched (read by a _Retval) tensor is never
 // rewritten away; a rewrite never spans two devices and never moves a node to another device;
@@ -34,6 +37,7 @@ struct OptimizerOptions {
   bool constant_folding = true;
   bool arithmetic_optimization = true;
   bool remapping = true;
+  ReducedPrecision cpu_mixed_precision = ReducedPrecision::kNone;
   // A folded constant larger than this stays computed (TensorFlow's kMaxConstantSize).
   int64_t max_constant_bytes = 10 * 1024 * 1024;
 };
@@ -44,12 +48,21 @@ inline constexpr char kReplacedAttr[] = "_graphrt_replaced";
 // One rewrite: `node` (op `op`) now stands for the nodes `replaced` (which may include `node`
 // itself, when a fused node keeps the last replaced node's name). A removed node: empty `op`.
 struct RewriteRecord {
-  std::string pass;  // "model_pruning", "constant_folding", "arithmetic_optimization", "remapping"
+  // "model_pruning", "constant_folding", "arithmetic_optimization", "auto_mixed_precision",
+  // "remapping".
+  std::string pass;
   std::string node;
   std::string op;
   std::vector<std::string> replaced;      // node names
   std::vector<std::string> replaced_ops;  // their ops, in the same order
-  // "remapping: relu (_FusedConv2D) replaces conv (Conv2D), bias (BiasAdd), relu (Relu)".
+  // auto_mixed_precision: the type `node` now computes in ("float16", "bfloat16"); the
+  // placement report's precision for it.
+  std::string precision = {};  // (initialized: aggregate inits elsewhere stop before it)
+  // A node added without replacing any (a Cast): the device it runs on.
+  std::string device = {};
+  // "remapping: relu (_FusedConv2D) replaces conv (Conv2D), bias (BiasAdd), relu (Relu)";
+  // "auto_mixed_precision: fc (MatMul) runs in float16"; "auto_mixed_precision: x/CastToFp16
+  // (Cast) added".
   std::string ToString() const;
 };
 

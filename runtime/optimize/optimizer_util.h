@@ -67,6 +67,9 @@ Status FoldConstants(const OptimizerOptions& options, OptimizerContext* ctx,
                      std::vector<RewriteRecord>* records);
 Status FoldIntoWeights(OptimizerContext* ctx, std::vector<RewriteRecord>* records);
 Status Remap(OptimizerContext* ctx, std::vector<RewriteRecord>* records);
+// mixed_precision.cc: Grappler's auto_mixed_precision for CPU nodes (REQUIRES: mode != kNone).
+Status AutoMixedPrecision(ReducedPrecision mode, OptimizerContext* ctx,
+                          std::vector<RewriteRecord>* records);
 // int8_weights.cc: products of Dequantize'd int8 Const weights into graphrt's int8 ops (after
 // Remap); constant folding keeps the Dequantize nodes that this pass will take.
 Status RemapInt8Weights(OptimizerContext* ctx, std::vector<RewriteRecord>* records);

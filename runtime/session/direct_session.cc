@@ -383,6 +383,7 @@ class DirectSession : public Session {
     optimizer.constant_folding = r.constant_folding && !off;
     optimizer.arithmetic_optimization = r.arithmetic_optimization && !off;
     optimizer.remapping = r.remapping && !off;
+    optimizer.cpu_mixed_precision = off ? ReducedPrecision::kNone : r.cpu_mixed_precision;
     OptimizerContext context;
     context.graph = graph;
     context.devices = devices;

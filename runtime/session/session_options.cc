@@ -23,6 +23,15 @@ SessionConfig SessionConfig::FromProto(const ::tensorflow::ConfigProto& proto) {
     if (toggle == ::tensorflow::RewriterConfig::ON) c.reduced_precision_requested = true;
   }
   const bool all_off = rewrite.disable_meta_optimizer();
+  // TensorFlow's meta optimizer runs the bfloat16 pass before the float16 one, which then finds
+  // no float32 op left to move: bfloat16 wins. Plain auto_mixed_precision is for CUDA GPUs only.
+  if (!all_off &&
+      (rewrite.auto_mixed_precision_onednn_bfloat16() == ::tensorflow::RewriterConfig::ON ||
+       rewrite.auto_mixed_precision_mkl() == ::tensorflow::RewriterConfig::ON)) {
+    c.rewrite_options.cpu_mixed_precision = ReducedPrecision::kBfloat16;
+  } else if (!all_off && rewrite.auto_mixed_precision_cpu() == ::tensorflow::RewriterConfig::ON) {
+    c.rewrite_options.cpu_mixed_precision = ReducedPrecision::kFloat16;
+  }
   auto on = [all_off](::tensorflow::RewriterConfig::Toggle t) {
     return !all_off && t != ::tensorflow::RewriterConfig::OFF;
   };
@@ -60,10 +69,16 @@ StatusOr<SessionConfig> SessionConfig::FromBinary(const std::string& bytes) {
   proto.mutable_gpu_options()->set_per_process_gpu_memory_fraction(
       gpu_options.per_process_gpu_memory_fraction);
   proto.set_operation_timeout_in_ms(operation_timeout_in_ms);
-  if (reduced_precision_requested) {
-    proto.mutable_graph_options()->mutable_rewrite_options()->set_auto_mixed_precision(
-        ::tensorflow::RewriterConfig::ON);
+  ::tensorflow::RewriterConfig* amp = proto.mutable_graph_options()->mutable_rewrite_options();
+  if (rewrite_options.cpu_mixed_precision == ReducedPrecision::kFloat16) {
+    amp->set_auto_mixed_precision_cpu(::tensorflow::RewriterConfig::ON);
+  } else if (rewrite_options.cpu_mixed_precision == ReducedPrecision::kBfloat16) {
+    amp->set_auto_mixed_precision_onednn_bfloat16(::tensorflow::RewriterConfig::ON);
+  } else if (reduced_precision_requested) {
+    amp->set_auto_mixed_precision(::tensorflow::RewriterConfig::ON);
   }
+  // A default config stays an empty ConfigProto.
+  if (amp->ByteSizeLong() == 0) proto.clear_graph_options();
   // Only passes turned off are written, so that a default config gives an empty ConfigProto.
   const GraphRewriteOptions& r = rewrite_options;
   const GraphRewriteOptions defaults;
