@@ -30,7 +30,8 @@ struct PlacementDecision {
   std::string reason;     // "explicit", "default", "soft placement: ..."
   // The precision floating-point math runs at on the assigned device: "float32" on graphrt's
   // OpenCL GPUs, which have no reduced-precision path (with a note when reduced precision was
-  // requested); empty on the CPU (each dtype its own).
+  // requested); on the CPU "float16" / "bfloat16" for a node that auto_mixed_precision moved to
+  // that type, else empty (each dtype its own).
   std::string precision;
 };
 
