@@ -324,6 +324,60 @@ TEST(MixedPrecision, OpWithoutReducedKernelStaysFloat32) {
   for (const PlacementDecision& d : report.decisions()) EXPECT_NE(d.op, "Cast") << d.node;
 }
 
+// Grappler's colouring on a chain MatMul -> Tanh -> MatMul -> Exp -> AddV2 -> MatMul: the infer op
+// between two allow ops joins them, the deny op (Exp) stays float32 and so does the infer op it
+// feeds (AddV2), and the last MatMul moves alone, between its own Casts: the nodes TensorFlow
+// 2.15.1 moves in this graph (its partition graph, checked by hand).
+TEST(MixedPrecision, DenyListStopsThePropagation) {
+  SKIP_WHEN_OPTIMIZER_OFF();
+  auto weight = [](const std::string& name, float scale) {
+    std::string values;
+    for (int i = 0; i < 16; ++i) values += StrCat(" float_val: ", scale * ((i * 7) % 5 - 2));
+    return StrCat("node { name: '", name,
+                  "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: "
+                  "'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } dim { "
+                  "size: 4 } }",
+                  values, " } } } }\n");
+  };
+  auto op = [](const std::string& name, const std::string& type, const std::string& a,
+               const std::string& b) {
+    return StrCat("node { name: '", name, "' op: '", type, "' input: '", a, "'",
+                  b.empty() ? "" : StrCat(" input: '", b, "'"),
+                  " attr { key: 'T' value { type: DT_FLOAT } } }\n");
+  };
+  const std::string text = StrCat(
+      "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }\n",
+      weight("w1", 0.3f), weight("w2", 0.2f), weight("w3", 0.1f), op("m1", "MatMul", "x", "w1"),
+      op("t", "Tanh", "m1", ""), op("m2", "MatMul", "t", "w2"), op("e", "Exp", "m2", ""),
+      op("a", "AddV2", "e", "e"), op("m3", "MatMul", "a", "w3"), op("out", "Identity", "m3", ""));
+  GraphDef graph;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &graph));
+  Tensor x(::tensorflow::DT_FLOAT, TensorShape({2, 4}));
+  for (int i = 0; i < 8; ++i) x.data<float>()[i] = 0.37f * static_cast<float>(i) - 1.1f;
+  std::vector<Tensor> outputs[2];
+  PlacementReport report;
+  for (int on = 0; on < 2; ++on) {
+    SessionOptions options;
+    if (on) options.config = Config(kFloat16Config);
+    std::unique_ptr<Session> session;
+    ASSERT_TRUE(NewSession(options, &session).ok());
+    ASSERT_TRUE(session->Create(graph).ok());
+    Status s = session->Run({{"x", x}}, {"out"}, {}, &outputs[on]);
+    ASSERT_TRUE(s.ok()) << s;
+    if (on) report = session->GetPlacementReport();
+  }
+  EXPECT_EQ(Precisions(report), AllIn({"m1", "t", "m2", "m3"}, "float16"));
+  std::set<std::string> casts;
+  for (const PlacementDecision& d : report.decisions()) {
+    if (d.op == "Cast") casts.insert(d.node);
+  }
+  EXPECT_EQ(casts, (std::set<std::string>{"_arg_x_0_0/CastToFp16", "m2/CastToFp32", "a/CastToFp16",
+                                          "m3/CastToFp32"}));
+  // float16 rounding of values up to a few units, through three products.
+  EXPECT_EQ(testing::CompareTensors(outputs[1][0], outputs[0][0], 1e-2, 1e-2), "");
+  EXPECT_NE(testing::CompareTensors(outputs[1][0], outputs[0][0], 0, 0), "");
+}
+
 TEST(MixedPrecision, ConfigReadsTensorFlowsFieldNames) {
   SessionConfig f16 = Config(kFloat16Config);
   EXPECT_EQ(f16.rewrite_options.cpu_mixed_precision, ReducedPrecision::kFloat16);
