@@ -186,46 +186,6 @@ Status RunInNhwc(OpKernelContext* ctx, const ConvAttrs& attrs, const Window2D& g
   return Status::OK();
 }
 
-// Copies the receptive fields of output pixels [first, first + count) for channels
-// [channel0, channel0 + patch_depth) into rows of `patches` (zeros where the window hangs over
-// the padding).
-template <typename C>
-void Im2Col(const C* in, const Window2D& g, int64_t channel0, int64_t patch_depth, int64_t first,
-            int64_t count, C* patches) {
-  const int64_t row_len = g.window_cols * patch_depth;
-  const bool contiguous_row = g.dilation_cols == 1 && patch_depth == g.depth;
-  const int64_t pixels_per_image = g.out_rows * g.out_cols;
-  for (int64_t p = first; p < first + count; ++p) {
-    const int64_t n = p / pixels_per_image;
-    const int64_t oh = (p % pixels_per_image) / g.out_cols;
-    const int64_t ow = p % g.out_cols;
-    const int64_t ih0 = oh * g.stride_rows - g.pad_top;
-    const int64_t iw0 = ow * g.stride_cols - g.pad_left;
-    C* dst = patches + (p - first) * g.window_rows * row_len;
-    for (int64_t kh = 0; kh < g.window_rows; ++kh, dst += row_len) {
-      const int64_t ih = ih0 + kh * g.dilation_rows;
-      if (ih < 0 || ih >= g.in_rows) {
-        std::fill(dst, dst + row_len, C(0));
-        continue;
-      }
-      const C* src_row = in + (n * g.in_rows + ih) * g.in_cols * g.depth + channel0;
-      if (contiguous_row && iw0 >= 0 && iw0 + g.window_cols <= g.in_cols) {
-        std::memcpy(dst, src_row + iw0 * g.depth, row_len * sizeof(C));
-        continue;
-      }
-      for (int64_t kw = 0; kw < g.window_cols; ++kw) {
-        const int64_t iw = iw0 + kw * g.dilation_cols;
-        C* d = dst + kw * patch_depth;
-        if (iw < 0 || iw >= g.in_cols) {
-          std::fill(d, d + patch_depth, C(0));
-        } else {
-          std::memcpy(d, src_row + iw * g.depth, patch_depth * sizeof(C));
-        }
-      }
-    }
-  }
-}
-
 // One register tile of a convolution read straight from the input: c[kRows, kPackets * lanes] =
 // sum over taps t and channels q of rows[r][tap_offsets[t] + q] * b[(t * depth + q) * ldb + j].
 // rows[r] is where output pixel r's window starts in the input; the sum runs in the order of
@@ -475,7 +435,7 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
     const int64_t first = b * block;
     const int64_t count = std::min(block, pixels - first);
     for (int64_t grp = 0; grp < groups; ++grp) {
-      Im2Col<C>(in, g, grp * patch_depth, patch_depth, first, count, patches);
+      Im2Col<C>(in, g, grp * patch_depth, patch_depth, first, count, C(0), patches);
       MatrixRef<const C> a{patches, count, patch_len, patch_len};
       MatrixRef<const C> f{filter + grp * group_out, patch_len, group_out, out_depth};
       MatrixRef<C> o{out + first * out_depth + grp * group_out, count, group_out, out_depth};

@@ -170,43 +170,6 @@ struct ColumnFactors {
   }
 };
 
-// Copies the receptive fields of output pixels [first, first + count) into rows of `patches`
-// (in the filter's HWIO order), `pad` where the window hangs over the padding.
-void Im2ColUint8(const uint8_t* in, const Window2D& g, int64_t first, int64_t count, uint8_t pad,
-                 uint8_t* patches) {
-  const int64_t row_len = g.window_cols * g.depth;
-  const int64_t pixels_per_image = g.out_rows * g.out_cols;
-  for (int64_t p = first; p < first + count; ++p) {
-    const int64_t n = p / pixels_per_image;
-    const int64_t oh = (p % pixels_per_image) / g.out_cols;
-    const int64_t ow = p % g.out_cols;
-    const int64_t ih0 = oh * g.stride_rows - g.pad_top;
-    const int64_t iw0 = ow * g.stride_cols - g.pad_left;
-    uint8_t* dst = patches + (p - first) * g.window_rows * row_len;
-    for (int64_t kh = 0; kh < g.window_rows; ++kh, dst += row_len) {
-      const int64_t ih = ih0 + kh * g.dilation_rows;
-      if (ih < 0 || ih >= g.in_rows) {
-        std::memset(dst, pad, row_len);
-        continue;
-      }
-      const uint8_t* src_row = in + (n * g.in_rows + ih) * g.in_cols * g.depth;
-      if (g.dilation_cols == 1 && iw0 >= 0 && iw0 + g.window_cols <= g.in_cols) {
-        std::memcpy(dst, src_row + iw0 * g.depth, row_len);
-        continue;
-      }
-      for (int64_t kw = 0; kw < g.window_cols; ++kw) {
-        const int64_t iw = iw0 + kw * g.dilation_cols;
-        uint8_t* d = dst + kw * g.depth;
-        if (iw < 0 || iw >= g.in_cols) {
-          std::memset(d, pad, g.depth);
-        } else {
-          std::memcpy(d, src_row + iw * g.depth, g.depth);
-        }
-      }
-    }
-  }
-}
-
 }  // namespace
 
 ActivationQuantization ActivationQuantizationForRange(float lo, float hi) {
@@ -411,7 +374,7 @@ void Int8Conv2D(const Device* device, const Window2D& g, const uint8_t* in,
       const int64_t count = std::min(per_task, pixels - p0);
       const uint8_t* a = in + p0 * k;
       if (!direct) {
-        Im2ColUint8(in, g, p0, count, pad, patches.get());
+        Im2Col<uint8_t>(in, g, 0, g.depth, p0, count, pad, patches.get());
         a = patches.get();
       }
       QGemm(w.packed(), count, a, k, acc.data(), n);

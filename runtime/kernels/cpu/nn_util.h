@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <string>
@@ -121,6 +122,46 @@ template <typename T>
 void NhwcToNchw(const OpKernelContext* ctx, const Tensor& nhwc, Tensor* nchw) {
   TransposeInnerMatrices<T>(ctx, nhwc.data<T>(), nhwc.dim_size(0),
                             nhwc.dim_size(1) * nhwc.dim_size(2), nhwc.dim_size(3), nchw->data<T>());
+}
+
+// Copies the receptive fields of output pixels [first, first + count) for channels
+// [channel0, channel0 + patch_depth) into rows of `patches` (in the filter's HWIO order), `pad`
+// where the window hangs over the padding (0, or a quantized tensor's zero point).
+template <typename C>
+void Im2Col(const C* in, const Window2D& g, int64_t channel0, int64_t patch_depth, int64_t first,
+            int64_t count, C pad, C* patches) {
+  const int64_t row_len = g.window_cols * patch_depth;
+  const bool contiguous_row = g.dilation_cols == 1 && patch_depth == g.depth;
+  const int64_t pixels_per_image = g.out_rows * g.out_cols;
+  for (int64_t p = first; p < first + count; ++p) {
+    const int64_t n = p / pixels_per_image;
+    const int64_t oh = (p % pixels_per_image) / g.out_cols;
+    const int64_t ow = p % g.out_cols;
+    const int64_t ih0 = oh * g.stride_rows - g.pad_top;
+    const int64_t iw0 = ow * g.stride_cols - g.pad_left;
+    C* dst = patches + (p - first) * g.window_rows * row_len;
+    for (int64_t kh = 0; kh < g.window_rows; ++kh, dst += row_len) {
+      const int64_t ih = ih0 + kh * g.dilation_rows;
+      if (ih < 0 || ih >= g.in_rows) {
+        std::fill(dst, dst + row_len, pad);
+        continue;
+      }
+      const C* src_row = in + (n * g.in_rows + ih) * g.in_cols * g.depth + channel0;
+      if (contiguous_row && iw0 >= 0 && iw0 + g.window_cols <= g.in_cols) {
+        std::memcpy(dst, src_row + iw0 * g.depth, row_len * sizeof(C));
+        continue;
+      }
+      for (int64_t kw = 0; kw < g.window_cols; ++kw) {
+        const int64_t iw = iw0 + kw * g.dilation_cols;
+        C* d = dst + kw * patch_depth;
+        if (iw < 0 || iw >= g.in_cols) {
+          std::fill(d, d + patch_depth, pad);
+        } else {
+          std::memcpy(d, src_row + iw * g.depth, patch_depth * sizeof(C));
+        }
+      }
+    }
+  }
 }
 
 }  // namespace graphrt
