@@ -4,6 +4,7 @@
 #ifndef GRAPHRT_TESTS_FIXTURE_UTIL_H_
 #define GRAPHRT_TESTS_FIXTURE_UTIL_H_
 
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -60,6 +61,16 @@ std::string MissingReliabilityInputs();
         GTEST_FAIL() << grt_missing_ << " (CI is set: what a test needs must be there)"; \
       GTEST_SKIP() << grt_missing_;                                                      \
     }                                                                                    \
+  } while (0)
+
+// For tests of the graph optimizer's rewrites: under GRAPHRT_OPTIMIZER=0 (the suite run with the
+// optimizer off, scripts/run_tests.sh) no pass fires, so such a test is skipped by design.
+#define GRT_SKIP_WHEN_OPTIMIZER_OFF()                                      \
+  do {                                                                     \
+    const char* grt_env_ = std::getenv("GRAPHRT_OPTIMIZER");               \
+    if (grt_env_ != nullptr && std::string(grt_env_) == "0") {             \
+      GTEST_SKIP() << "GRAPHRT_OPTIMIZER=0 turns the graph optimizer off"; \
+    }                                                                      \
   } while (0)
 
 // GRT_REQUIRE_OR_SKIP for tests that read ../shared/testdata/real.

@@ -16,15 +16,6 @@
 namespace graphrt {
 namespace {
 
-// Under GRAPHRT_OPTIMIZER=0 (the suite run with the optimizer off) no pass fires.
-#define SKIP_WHEN_OPTIMIZER_OFF()                                          \
-  do {                                                                     \
-    const char* env = std::getenv("GRAPHRT_OPTIMIZER");                    \
-    if (env != nullptr && std::string(env) == "0") {                       \
-      GTEST_SKIP() << "GRAPHRT_OPTIMIZER=0 turns the graph optimizer off"; \
-    }                                                                      \
-  } while (0)
-
 std::string FloatConst(const std::string& name, const std::vector<int64_t>& dims,
                        const std::vector<float>& values) {
   std::string shape, vals;
@@ -123,7 +114,7 @@ Tensor RandomTensor(const std::vector<int64_t>& dims, uint32_t seed) {
 }
 
 TEST(GraphOptimizer, PruningRemovesIdentitiesAndKeepsFetchedOnes) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const std::string graph = Placeholder("x", {2}) + Op("id", "Identity", {"x"}) +
                             Op("stop", "StopGradient", {"id"}) + Op("y", "Neg", {"stop"}) +
                             Op("kept", "Identity", {"y"});
@@ -143,7 +134,7 @@ TEST(GraphOptimizer, PruningRemovesIdentitiesAndKeepsFetchedOnes) {
 }
 
 TEST(GraphOptimizer, ConstantFoldingFoldsConstantsAndStaticShapes) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const std::string graph =
       Placeholder("x", {2, 3}) + FloatConst("a", {3}, {1, 2, 3}) + FloatConst("b", {3}, {4, 5, 6}) +
       Op("sum", "AddV2", {"a", "b"}) + Op("y", "Mul", {"x", "sum"}) +
@@ -185,7 +176,7 @@ Compared RunBothWays(const std::string& graph, const Tensor& x, const std::strin
 }
 
 TEST(GraphOptimizer, RemappingFusesConvBiasAndEachActivation) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   for (const char* act : {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh"}) {
     SCOPED_TRACE(act);
     const std::string graph = Placeholder("x", {2, 5, 5, 3}) +
@@ -206,7 +197,7 @@ TEST(GraphOptimizer, RemappingFusesConvBiasAndEachActivation) {
 }
 
 TEST(GraphOptimizer, StepStatsNameTheReplacedNodes) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const std::string graph =
       Placeholder("x", {1, 4, 4, 2}) + FloatConst("w", {1, 1, 2, 3}, Random(6, 41)) +
       FloatConst("b", {3}, {1, 2, 3}) + Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
@@ -234,7 +225,7 @@ TEST(GraphOptimizer, StepStatsNameTheReplacedNodes) {
 }
 
 TEST(GraphOptimizer, RemappingFusesMatMulAndDepthwiseAndSwish) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   // MatMul + Add of a 1-D Const + swish.
   std::string graph = Placeholder("x", {3, 4}) + FloatConst("w", {4, 5}, Random(20, 3)) +
                       FloatConst("b", {5}, Random(5, 4)) + Op("mm", "MatMul", {"x", "w"}) +
@@ -257,7 +248,7 @@ TEST(GraphOptimizer, RemappingFusesMatMulAndDepthwiseAndSwish) {
 // and tf.custom_gradient's IdentityN(result, x, beta) after it. Pruning removes the IdentityN,
 // and the swish then fuses into the convolution.
 TEST(GraphOptimizer, PruningRemovesIdentityNSoCustomGradientSwishFuses) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const std::string graph =
       Placeholder("x", {1, 5, 5, 3}) + FloatConst("w", {3, 3, 3, 4}, Random(108, 51)) +
       FloatConst("b", {4}, {0.5f, -0.5f, 0.25f, 1}) + Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
@@ -287,7 +278,7 @@ TEST(GraphOptimizer, PruningRemovesIdentityNSoCustomGradientSwishFuses) {
 }
 
 TEST(GraphOptimizer, RemappingFusesHardSwish) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   // Keras's hard_swish: x * relu6(x + 3) * (1 / 6), after a convolution and its bias.
   const std::string graph =
       Placeholder("x", {1, 5, 5, 3}) + FloatConst("w", {3, 3, 3, 4}, Random(108, 31)) +
@@ -305,7 +296,7 @@ TEST(GraphOptimizer, RemappingFusesHardSwish) {
 }
 
 TEST(GraphOptimizer, RemappingLeavesFetchedIntermediatesAlone) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const std::string graph =
       Placeholder("x", {1, 4, 4, 2}) + FloatConst("w", {1, 1, 2, 3}, Random(6, 9)) +
       FloatConst("b", {3}, {1, 2, 3}) + Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
@@ -321,7 +312,7 @@ TEST(GraphOptimizer, RemappingLeavesFetchedIntermediatesAlone) {
 }
 
 TEST(GraphOptimizer, BatchNormAndConstantMulFoldIntoWeights) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const std::string bn_attrs =
       "attr { key: 'is_training' value { b: false } } "
       "attr { key: 'epsilon' value { f: 0.001 } } attr { key: 'U' value { type: DT_FLOAT } }";
@@ -371,7 +362,7 @@ TEST(GraphOptimizer, BatchNormAndConstantMulFoldIntoWeights) {
 }
 
 TEST(GraphOptimizer, RemappingFoldsPadAndFusesResidualAddRelu) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const std::string paddings =
       "node { name: 'paddings' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
       "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } "

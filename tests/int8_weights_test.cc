@@ -20,17 +20,10 @@
 #include "runtime/core/str_util.h"
 #include "runtime/kernels/cpu/qgemm.h"
 #include "runtime/session/session.h"
+#include "tests/fixture_util.h"
 
 namespace graphrt {
 namespace {
-
-#define SKIP_WHEN_OPTIMIZER_OFF()                                          \
-  do {                                                                     \
-    const char* env = std::getenv("GRAPHRT_OPTIMIZER");                    \
-    if (env != nullptr && std::string(env) == "0") {                       \
-      GTEST_SKIP() << "GRAPHRT_OPTIMIZER=0 turns the graph optimizer off"; \
-    }                                                                      \
-  } while (0)
 
 std::string Shape(const std::vector<int64_t>& dims) {
   std::string shape;
@@ -206,7 +199,7 @@ std::vector<float> ColumnL1(const std::vector<float>& w, int64_t n) {
 }
 
 TEST(Int8Weights, MatMulBiasReluRunsInInt8) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const int64_t m = 3, k = 37, n = 21;
   const Int8Weight w = MakeInt8Weight("w", {k, n}, 1, Random(n, 1, 0.1f, 1.0f), 2);
   const std::string graph = Placeholder("x", {m, k}) + w.text + FloatConst("b", {n}, Random(n, 3)) +
@@ -236,7 +229,7 @@ TEST(Int8Weights, MatMulBiasReluRunsInInt8) {
 }
 
 TEST(Int8Weights, ConvChainRunsInInt8PerChannelAndPerTensor) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   // conv1: 3x3 stride 2 SAME, per channel, + BiasAdd + Relu6; conv2: 1x1 per tensor, bare.
   const Int8Weight w1 = MakeInt8Weight("w1", {3, 3, 6, 13}, 3, Random(13, 5, 0.1f, 1.0f), 6);
   const Int8Weight w2 = MakeInt8Weight("w2", {1, 1, 13, 5}, -1, {0.7f}, 7);
@@ -302,7 +295,7 @@ void ExpectStaysFloat(const Int8Weight& w, int64_t k, int64_t n, bool feed_weigh
 }
 
 TEST(Int8Weights, OtherPatternsStayFloat) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const int64_t k = 9, n = 6;
   {
     SCOPED_TRACE("per tensor with min != -max");
@@ -374,7 +367,7 @@ constexpr float kStaticLo = -1.5f * 70 / 255, kStaticHi = 1.5f * 185 / 255;
 // on x itself: the pair is gone (listed as replaced), and the values are the float QDQ graph's
 // (optimizer remapping off) up to float rounding, far within one step of the output.
 TEST(Int8Weights, StaticActivationRangeSkipsTheQuantizePair) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const Int8Weight w = MakeInt8Weight("w", {3, 3, 5, 11}, 3, Random(11, 21, 0.1f, 1.0f), 22);
   const Int8Weight w2 = MakeInt8Weight("w2", {11 * 4 * 3, 6}, 1, Random(6, 23, 0.1f, 1.0f), 24);
   const std::string graph =
@@ -427,7 +420,7 @@ TEST(Int8Weights, StaticActivationRangeSkipsTheQuantizePair) {
 // int8-static's, and a range left narrower than ensure_minimum_range is widened as QuantizeV2
 // widens it.
 TEST(Int8Weights, StaticActivationRangeSharedOrReadElsewhere) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const Int8Weight wa = MakeInt8Weight("wa", {1, 1, 4, 3}, 3, Random(3, 31, 0.1f, 1.0f), 32);
   const Int8Weight wb = MakeInt8Weight("wb", {1, 1, 4, 5}, -1, {0.6f}, 33);
   const std::string conv_attrs =
@@ -497,7 +490,7 @@ TEST(Int8Weights, StaticActivationRangeSharedOrReadElsewhere) {
 // gone, and the values are the float QDQ graph's up to float rounding. A depthwise filter with a
 // multiplier of 2 stays float.
 TEST(Int8Weights, DepthwiseRunsInInt8WithStaticRanges) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const Int8Weight w1 = MakeInt8Weight("w1", {1, 1, 3, 37}, 3, Random(37, 41, 0.1f, 1.0f), 42);
   const Int8Weight dw = MakeInt8Weight("dw", {3, 3, 37, 1}, 2, Random(37, 43, 0.1f, 1.0f), 44);
   const Int8Weight w2 = MakeInt8Weight("w2", {1, 1, 37, 5}, 3, Random(5, 45, 0.1f, 1.0f), 46);

@@ -20,14 +20,6 @@
 namespace graphrt {
 namespace {
 
-#define SKIP_WHEN_OPTIMIZER_OFF()                                          \
-  do {                                                                     \
-    const char* env = std::getenv("GRAPHRT_OPTIMIZER");                    \
-    if (env != nullptr && std::string(env) == "0") {                       \
-      GTEST_SKIP() << "GRAPHRT_OPTIMIZER=0 turns the graph optimizer off"; \
-    }                                                                      \
-  } while (0)
-
 constexpr char kFloat16Config[] =
     "graph_options { rewrite_options { auto_mixed_precision_cpu: ON } }";
 constexpr char kBfloat16Config[] =
@@ -140,31 +132,31 @@ void ExpectMatchesTensorFlow(const std::string& model, const std::string& mode,
 }
 
 TEST(MixedPrecision, Float16MlpMatchesTensorFlow) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   ExpectMatchesTensorFlow("mlp", "f16", kFloat16Config, kMlpFloat16, "float16");
 }
 
 TEST(MixedPrecision, Float16CnnMatchesTensorFlow) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   ExpectMatchesTensorFlow("cnn", "f16", kFloat16Config, kCnnFloat16, "float16");
 }
 
 TEST(MixedPrecision, Bfloat16MlpMatchesTensorFlow) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   std::vector<std::string> moved = kMlpFloat16;
   moved.push_back("fc2/bias");
   ExpectMatchesTensorFlow("mlp", "bf16", kBfloat16Config, moved, "bfloat16");
 }
 
 TEST(MixedPrecision, Bfloat16CnnMatchesTensorFlow) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   std::vector<std::string> moved = kCnnFloat16;
   moved.push_back("fc/bias");
   ExpectMatchesTensorFlow("cnn", "bf16", kBfloat16Config, moved, "bfloat16");
 }
 
 TEST(MixedPrecision, StepStatsShowTheReducedTypes) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   std::map<std::string, testing::FixtureCase> cases = Cases();
   ASSERT_TRUE(cases.count("mlp_f16"));
   Result r = RunCase(cases.at("mlp_f16"), Config(kFloat16Config));
@@ -329,7 +321,7 @@ TEST(MixedPrecision, OpWithoutReducedKernelStaysFloat32) {
 // feeds (AddV2), and the last MatMul moves alone, between its own Casts: the nodes TensorFlow
 // 2.15.1 moves in this graph (its partition graph, checked by hand).
 TEST(MixedPrecision, DenyListStopsThePropagation) {
-  SKIP_WHEN_OPTIMIZER_OFF();
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
   auto weight = [](const std::string& name, float scale) {
     std::string values;
     for (int i = 0; i < 16; ++i) values += StrCat(" float_val: ", scale * ((i * 7) % 5 - 2));
