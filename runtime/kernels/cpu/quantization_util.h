@@ -154,6 +154,9 @@ class QuantizeEigen {
     const float lower = std::max(lowest, -2.147483648e+09f);
     const float upper = std::min(static_cast<float>(QuantizedHighest<T>()), +2.147483520e+09f);
     float q = std::round(v * range_scale_) - (range_min_scaled_ - lowest);
+    // NaN: what x86's float -> int32 conversion gives TensorFlow (INT32_MIN, so 0 in 8 and 16
+    // bits), without the undefined conversion of NaN itself.
+    if (std::isnan(q)) return static_cast<T>(std::numeric_limits<int32_t>::min());
     q = std::min(std::max(q, lower), upper);
     return static_cast<T>(static_cast<int32_t>(q));
   }
