@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <map>
 #include <random>
 
 #include "runtime/core/str_util.h"
@@ -536,6 +538,100 @@ TEST(Int8Weights, DepthwiseRunsInInt8WithStaticRanges) {
                                   {{"x", FloatTensor({1, 5, 5, 3}, Random(75, 52))}}, {"d"});
   ASSERT_TRUE(multiplier.status.ok()) << multiplier.status;
   EXPECT_EQ(DecisionOf(multiplier.report, "d")->op, "DepthwiseConv2dNative");
+}
+
+// The output dtype of each node that step stats list, after one traced Run of `graph`.
+std::map<std::string, DataType> OutputTypes(
+    const std::string& graph, const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches) {
+  std::map<std::string, DataType> types;
+  GraphDef g;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(graph, &g));
+  std::unique_ptr<Session> session;
+  EXPECT_TRUE(NewSession(SessionOptions(), &session).ok());
+  EXPECT_TRUE(session->Create(g).ok());
+  RunOptions traced;
+  traced.set_trace_level(RunOptions::FULL_TRACE);
+  RunMetadata metadata;
+  std::vector<Tensor> outputs;
+  const Status s = session->Run(traced, feeds, fetches, {}, &outputs, &metadata);
+  EXPECT_TRUE(s.ok()) << s;
+  for (const auto& dev : metadata.step_stats().dev_stats()) {
+    for (const auto& node : dev.node_stats()) {
+      if (node.output_size() > 0) {
+        types[node.node_name()] = node.output(0).tensor_description().dtype();
+      }
+    }
+  }
+  return types;
+}
+
+// conv -> relu6 -> zero Pad -> QDQ -> VALID depthwise -> relu6 -> QDQ -> conv, the weights of the
+// last with a control edge to a NoOp (as Keras graphs have): every product runs in int8, the Pad
+// is folded into the depthwise's explicit padding (listed as replaced, and never run), and each
+// int8 op that only int8 ops read passes them quint8 codes (step stats show the dtype) which are
+// the codes they made of the float values before: fetching a1 too, which keeps its output
+// float, gives the same bits.
+TEST(Int8Weights, ChainedOpsPassCodesAndFoldThePad) {
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
+  const Int8Weight w1 = MakeInt8Weight("w1", {1, 1, 3, 19}, 3, Random(19, 61, 0.1f, 1.0f), 62);
+  const Int8Weight dw = MakeInt8Weight("dw", {3, 3, 19, 1}, 2, Random(19, 63, 0.1f, 1.0f), 64);
+  const Int8Weight w2 = MakeInt8Weight("w2", {1, 1, 19, 5}, 3, Random(5, 65, 0.1f, 1.0f), 66);
+  const std::string valid = [](int stride) {
+    return StrCat("attr { key: 'strides' value { list { i: 1 i: ", stride, " i: ", stride,
+                  " i: 1 } } } attr { key: 'padding' value { s: 'VALID' } }");
+  }(1);
+  const std::string valid_s2 =
+      "attr { key: 'strides' value { list { i: 1 i: 2 i: 2 i: 1 } } } "
+      "attr { key: 'padding' value { s: 'VALID' } }";
+  const std::string graph =
+      Placeholder("x", {2, 9, 8, 3}) + StaticQdq("x", kStaticLo, kStaticHi) + w1.text + dw.text +
+      w2.text + FloatConst("b1", {19}, Random(19, 67)) + FloatConst("b2", {19}, Random(19, 68)) +
+      Op("c1", "Conv2D", {"x/dequantize", "w1"}, valid) + Op("bias1", "BiasAdd", {"c1", "b1"}) +
+      Op("a1", "Relu6", {"bias1"}) +
+      "node { name: 'pads' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
+      "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } dim "
+      "{ size: 2 } } int_val: [0, 0, 1, 1, 0, 1, 0, 0] } } } }\n" +
+      Op("pad", "Pad", {"a1", "pads"}, "attr { key: 'Tpaddings' value { type: DT_INT32 } }") +
+      StaticQdq("pad", 0.0f, 6.0f) +
+      Op("d", "DepthwiseConv2dNative", {"pad/dequantize", "dw"}, valid_s2) +
+      Op("bias2", "BiasAdd", {"d", "b2"}) + Op("a2", "Relu6", {"bias2"}) +
+      StaticQdq("a2", 0.0f, 6.0f) + Op("c2", "Conv2D", {"a2/dequantize", "w2"}, valid) +
+      "node { name: 'noop' op: 'NoOp' input: '^w2' }\n";
+  const Tensor x = FloatTensor({2, 9, 8, 3}, Random(2 * 9 * 8 * 3, 69, -1.0f, 1.5f));
+  RunResult on = RunGraph(graph, {{"x", x}}, {"c2"});
+  RunResult off = RunGraph(graph, {{"x", x}}, {"c2"}, false);
+  ASSERT_TRUE(on.status.ok()) << on.status;
+  ASSERT_TRUE(off.status.ok()) << off.status;
+  for (const char* node : {"a1", "c2"}) {
+    EXPECT_EQ(DecisionOf(on.report, node)->op, "_GraphrtQuantizedConv2D") << node;
+  }
+  const PlacementDecision* a2 = DecisionOf(on.report, "a2");
+  EXPECT_EQ(a2->op, "_GraphrtQuantizedDepthwiseConv2D");
+  EXPECT_TRUE(Contains(a2->reason, "pad (Pad), pad/quantize (QuantizeV2), pad/dequantize"))
+      << a2->reason;
+  ASSERT_EQ(on.outputs[0].shape(), off.outputs[0].shape());
+  ASSERT_EQ(on.outputs[0].shape(), TensorShape({2, 5, 4, 5}));
+  for (int64_t i = 0; i < on.outputs[0].NumElements(); ++i) {
+    const float e = off.outputs[0].data<float>()[i];
+    EXPECT_NEAR(on.outputs[0].data<float>()[i], e, 1e-4f * (1.0f + std::fabs(e))) << i;
+  }
+
+  const std::map<std::string, DataType> types = OutputTypes(graph, {{"x", x}}, {"c2"});
+  ASSERT_EQ(types.count("a1"), 1u);
+  ASSERT_EQ(types.count("a2"), 1u);
+  EXPECT_EQ(types.at("a1"), ::tensorflow::DT_QUINT8);
+  EXPECT_EQ(types.at("a2"), ::tensorflow::DT_QUINT8);
+  EXPECT_EQ(types.at("c2"), ::tensorflow::DT_FLOAT);
+  EXPECT_EQ(types.count("pad"), 0u) << "the folded Pad ran";
+
+  RunResult unchained = RunGraph(graph, {{"x", x}}, {"c2", "a1"});
+  ASSERT_TRUE(unchained.status.ok()) << unchained.status;
+  EXPECT_EQ(OutputTypes(graph, {{"x", x}}, {"c2", "a1"}).at("a1"), ::tensorflow::DT_FLOAT);
+  ASSERT_EQ(unchained.outputs[0].shape(), on.outputs[0].shape());
+  EXPECT_EQ(std::memcmp(unchained.outputs[0].data<float>(), on.outputs[0].data<float>(),
+                        on.outputs[0].TotalBytes()),
+            0);
 }
 
 // Time per Run on one intra-op thread, int8 (remapping on) against float (remapping off: the

@@ -240,12 +240,14 @@ Status ResizeShape(InferenceContext* c) {
 // qint8 filter with its Dequantize range per `axis` (or -1), and _FusedConv2D's epilogue.
 OpDefBuilder QuantizedConvDef(const char* name, int64_t channel_axis) {
   return std::move(OpDefBuilder(name)
-                       .Input("input: float")
+                       .Input("input: Tinput")
                        .Input("filter: qint8")
                        .Input("filter_min: float")
                        .Input("filter_max: float")
                        .Input("args: num_args * float")
-                       .Output("output: float")
+                       .Output("output: Toutput")
+                       .Attr("Tinput: {float, quint8} = DT_FLOAT")
+                       .Attr("Toutput: {float, quint8} = DT_FLOAT")
                        .Attr("num_args: int >= 0 = 0")
                        .Attr("strides: list(int)")
                        .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
@@ -385,13 +387,18 @@ void RegisterNnOps(OpRegistry* r) {
   // Dequantize(filter, filter_min, filter_max) (SCALED, narrow_range, per `axis`) would give,
   // computed in integers on an activation quantized per Run, then _FusedMatMul's epilogue
   // (fused_ops may be empty). The optimizer makes them (runtime/optimize/int8_weights.cc).
+  // With Tinput / Toutput quint8 an input or output holds QuantizeV2's MIN_FIRST codes in the
+  // range of attrs input_min / input_max or output_min / output_max: int8 ops chained without a
+  // float tensor between them (the optimizer sets these).
   r->Register(OpDefBuilder("_GraphrtQuantizedMatMul")
-                  .Input("a: float")
+                  .Input("a: Tinput")
                   .Input("b: qint8")
                   .Input("b_min: float")
                   .Input("b_max: float")
                   .Input("args: num_args * float")
-                  .Output("product: float")
+                  .Output("product: Toutput")
+                  .Attr("Tinput: {float, quint8} = DT_FLOAT")
+                  .Attr("Toutput: {float, quint8} = DT_FLOAT")
                   .Attr("num_args: int >= 0 = 0")
                   .Attr("fused_ops: list(string) = []")
                   .Attr("leakyrelu_alpha: float = 0.2")

@@ -192,6 +192,57 @@ StatusOr<Node*> AddNodeOnDevice(OptimizerContext* ctx, ::tensorflow::NodeDef def
   return node;
 }
 
+StatusOr<Node*> RebuildNode(OptimizerContext* ctx, Node* node, ::tensorflow::NodeDef def) {
+  struct Link {
+    Node* node;
+    int output, input;
+  };
+  std::vector<Link> ins, outs;
+  for (const Edge* e : node->in_edges()) ins.push_back({e->src, e->src_output, e->dst_input});
+  for (const Edge* e : node->out_edges()) outs.push_back({e->dst, e->src_output, e->dst_input});
+  Device* device = DeviceOf(*ctx, node);
+  ctx->graph->RemoveNode(node);
+  GRT_ASSIGN_OR_RETURN(Node * rebuilt, AddNodeOnDevice(ctx, std::move(def), device));
+  for (const Link& in : ins) {
+    if (in.output == kControlSlot) {
+      ctx->graph->AddControlEdge(in.node, rebuilt);
+    } else {
+      ctx->graph->AddEdge(in.node, in.output, rebuilt, in.input);
+    }
+  }
+  for (const Link& out : outs) {
+    if (out.output == kControlSlot) {
+      ctx->graph->AddControlEdge(rebuilt, out.node);
+    } else {
+      ctx->graph->AddEdge(rebuilt, out.output, out.node, out.input);
+    }
+  }
+  return rebuilt;
+}
+
+bool ZeroPadding(const Node* pad, std::vector<int64_t>* paddings) {
+  if (pad->op() != "Pad" && pad->op() != "PadV2") return false;
+  Tensor p;
+  if (!IsConst(InputNode(pad, 1), &p) || p.dims() != 2 || p.dim_size(0) != 4 ||
+      p.dim_size(1) != 2) {
+    return false;
+  }
+  if (pad->op() == "PadV2") {
+    Tensor value;
+    if (!IsConst(InputNode(pad, 2), &value) || value.dtype() != ::tensorflow::DT_FLOAT ||
+        value.NumElements() != 1 || value.data<float>()[0] != 0.0f) {
+      return false;
+    }
+  }
+  paddings->resize(8);
+  for (int i = 0; i < 8; ++i) {
+    (*paddings)[i] =
+        p.dtype() == ::tensorflow::DT_INT64 ? p.data<int64_t>()[i] : int64_t{p.data<int32_t>()[i]};
+    if ((*paddings)[i] < 0) return false;
+  }
+  return (*paddings)[0] == 0 && (*paddings)[1] == 0 && (*paddings)[6] == 0 && (*paddings)[7] == 0;
+}
+
 StatusOr<Node*> AddConst(OptimizerContext* ctx, const std::string& name, const Tensor& value,
                          Device* device) {
   ::tensorflow::NodeDef def;

@@ -27,10 +27,22 @@
 // (what `graphrt quantize --mode int8-static` writes), the int8 node reads x itself, with attrs
 // input_min / input_max the range QuantizeV2 quantizes in (widened to hold 0 and to
 // ensure_minimum_range as QuantizeV2 widens it), and its kernel makes QuantizeV2's codes. The
-// pair is removed (and listed as replaced) when only such int8 nodes read it.
+// pair is removed (and listed as replaced) when only such int8 nodes read it. A zero Pad (Const
+// paddings) before the QuantizeV2 of a VALID or EXPLICIT convolution, read by nothing else, is
+// folded into the convolution's explicit padding, as the remapper folds it for float ones:
+// zero's code is the zero point (the calibrated ranges hold 0 exactly), which is what the int8
+// kernels pad with.
+//
+// Codes between int8 nodes: an int8 node whose output only int8 nodes read, each as its input
+// (input 0) in one and the same static range, writes that range's codes (Toutput quint8,
+// output_min / output_max) and they read them (Tinput quint8): the values that went from one to
+// the next in float and were quantized on arrival are quantized as they are made, and no float
+// tensor passes between them. The codes are the same either way.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
+#include <string>
 
 #include "runtime/core/attr_util.h"
 #include "runtime/core/str_util.h"
@@ -74,6 +86,15 @@ bool EpilogueFits(const Node* product) {
   return ops[0] == "BiasAdd" && num_args == (residual ? 2 : 1) && ops.size() <= (residual ? 3 : 2);
 }
 
+// The only node that reads `node`'s values (one data edge of output 0, not fetched), which may
+// also have control edges out (a Keras graph's NoOp that waits for every variable read); null
+// when there are others or none.
+Node* SoleDataConsumer(const Node* node) {
+  const std::vector<Edge*> edges = DataOutEdges(node, 0);
+  if (edges.size() != 1 || node->num_outputs() != 1 || IsFetched(node)) return nullptr;
+  return edges[0]->dst;
+}
+
 // The Dequantize that gives `product` its int8 weights as described above, or null.
 Node* MatchInt8Weights(const OptimizerContext& ctx, const Node* product) {
   if (Int8OpFor(product->op()) == nullptr) return nullptr;
@@ -100,7 +121,7 @@ Node* MatchInt8Weights(const OptimizerContext& ctx, const Node* product) {
   const Edge* edge = product->input_edge(1);
   if (edge == nullptr || edge->src_output != 0) return nullptr;
   Node* dq = edge->src;
-  if (dq->op() != "Dequantize" || SoleConsumer(dq) != product || HasControlInEdges(dq) ||
+  if (dq->op() != "Dequantize" || SoleDataConsumer(dq) != product || HasControlInEdges(dq) ||
       DeviceOf(ctx, dq) != device) {
     return nullptr;
   }
@@ -148,6 +169,9 @@ struct StaticInput {
   Node* dequantize = nullptr;
   Node* quantize = nullptr;
   float min = 0.0f, max = 0.0f;  // the range QuantizeV2 quantizes in
+  // A zero Pad that QuantizeV2 reads and a convolution can do itself, with its [4, 2] paddings.
+  Node* pad = nullptr;
+  std::vector<int64_t> paddings;
 };
 
 // Whether input 0 of `product` is Dequantize(QuantizeV2(x, Const, Const)) as described at the top.
@@ -206,7 +230,32 @@ bool MatchStaticInput(const OptimizerContext& ctx, const Node* product, StaticIn
   if (!std::isfinite(out->max)) return false;
   out->dequantize = dq;
   out->quantize = qv;
+  Node* x = InputNode(qv, 0);
+  if (x != nullptr && SoleConsumer(x) == qv && !HasControlInEdges(x) &&
+      DeviceOf(ctx, x) == device && ZeroPadding(x, &out->paddings)) {
+    out->pad = x;
+  }
   return true;
+}
+
+// The paddings of `product` with `pad`'s added (its explicit_paddings), or false where the
+// product cannot take them: a MatMul, or SAME padding.
+bool PaddingsWithPad(const Node* product, const StaticInput& in, std::vector<int64_t>* out) {
+  if (in.pad == nullptr || Int8OpFor(product->op()) == std::string("_GraphrtQuantizedMatMul")) {
+    return false;
+  }
+  std::string padding;
+  std::vector<int64_t> explicit_paddings;
+  if (!GetNodeAttr(product->def(), "padding", &padding).ok() ||
+      !GetNodeAttrOr(product->def(), "explicit_paddings", &explicit_paddings).ok()) {
+    return false;
+  }
+  *out = in.paddings;
+  if (padding == "EXPLICIT" && explicit_paddings.size() == 8) {
+    for (int i = 0; i < 8; ++i) (*out)[i] += explicit_paddings[i];
+    return true;
+  }
+  return padding == "VALID";
 }
 
 // Whether only `bypassing` nodes read the pair of `in` (through the Dequantize's output 0).
@@ -232,9 +281,12 @@ int64_t InputDepth(const ShapeMap& shapes, const Node* conv) {
 }
 
 // Replaces `product` and its Dequantize `dq` by the int8 node; with `in`, the int8 node reads
-// `in`'s x in its static range, and lists the pair as replaced where `pair_replaced`.
+// `in`'s x in its static range, and lists the pair as replaced where `pair_replaced`. With
+// `fold_pad`, it pads as in.pad did and reads the pad's input instead (*pad_folded then true).
 Status Rewrite(OptimizerContext* ctx, Node* product, Node* dq, const StaticInput* in,
-               bool pair_replaced, std::vector<RewriteRecord>* records) {
+               bool pair_replaced, bool fold_pad, std::vector<RewriteRecord>* records,
+               bool* pad_folded) {
+  *pad_folded = false;
   Graph* graph = ctx->graph;
   Device* device = DeviceOf(*ctx, product);
   ::tensorflow::NodeDef def;
@@ -254,6 +306,12 @@ Status Rewrite(OptimizerContext* ctx, Node* product, Node* dq, const StaticInput
     SetNodeAttr(&def, "input_min", in->min);
     SetNodeAttr(&def, "input_max", in->max);
   }
+  std::vector<int64_t> paddings;
+  fold_pad = fold_pad && PaddingsWithPad(product, *in, &paddings);
+  if (fold_pad) {
+    SetNodeAttr(&def, "padding", "EXPLICIT");
+    SetNodeAttr(&def, "explicit_paddings", paddings);
+  }
   if (!KernelRegistry::Global()->Supports(device->device_type(), def)) return Status::OK();
 
   // The fused node lists what it stands for: the nodes a fusion already replaced, then the
@@ -271,7 +329,8 @@ Status Rewrite(OptimizerContext* ctx, Node* product, Node* dq, const StaticInput
                        {dq->name(), product->name()},
                        {dq->op(), product->op()}};
   if (in != nullptr && pair_replaced) {
-    for (Node* n : {in->quantize, in->dequantize}) {
+    for (Node* n : {fold_pad ? in->pad : nullptr, in->quantize, in->dequantize}) {
+      if (n == nullptr) continue;
       replaced_attr.mutable_list()->add_s(Describe(n));
       record.replaced.push_back(n->name());
       record.replaced_ops.push_back(n->op());
@@ -295,7 +354,7 @@ Status Rewrite(OptimizerContext* ctx, Node* product, Node* dq, const StaticInput
   }
   if (in != nullptr) {
     // Read now: x's producer may itself have been rewritten into a new node since the match.
-    const Edge* x = in->quantize->input_edge(0);
+    const Edge* x = (fold_pad ? in->pad : in->quantize)->input_edge(0);
     sources[0] = x == nullptr ? Source{nullptr, 0} : Source{x->src, x->src_output};
   }
   for (const Source& s : sources) {
@@ -313,6 +372,13 @@ Status Rewrite(OptimizerContext* ctx, Node* product, Node* dq, const StaticInput
       readers.push_back({e->dst, e->dst_input});
     }
   }
+  // What waited for the weights waits for the node that now reads them.
+  for (const Edge* e : dq->out_edges()) {
+    if (e->IsControl() &&
+        std::find(controls_out.begin(), controls_out.end(), e->dst) == controls_out.end()) {
+      controls_out.push_back(e->dst);
+    }
+  }
   graph->RemoveNode(product);
   graph->RemoveNode(dq);
   GRT_ASSIGN_OR_RETURN(Node * node, AddNodeOnDevice(ctx, std::move(def), device));
@@ -323,6 +389,70 @@ Status Rewrite(OptimizerContext* ctx, Node* product, Node* dq, const StaticInput
   for (Node* c : controls_out) graph->AddControlEdge(node, c);
   for (const auto& [dst, slot] : readers) graph->AddEdge(node, 0, dst, slot);
   records->push_back(std::move(record));
+  *pad_folded = fold_pad;
+  return Status::OK();
+}
+
+bool IsInt8Op(const Node* node) {
+  return node->op() == "_GraphrtQuantizedMatMul" || node->op() == "_GraphrtQuantizedConv2D" ||
+         node->op() == "_GraphrtQuantizedDepthwiseConv2D";
+}
+
+// Whether int8 node `node` takes float input in a static range (its range in *lo, *hi).
+bool TakesFloatInRange(const Node* node, float* lo, float* hi) {
+  DataType t = ::tensorflow::DT_FLOAT;
+  return GetNodeAttrOr(node->def(), "Tinput", &t).ok() && t == ::tensorflow::DT_FLOAT &&
+         GetNodeAttr(node->def(), "input_min", lo).ok() &&
+         GetNodeAttr(node->def(), "input_max", hi).ok();
+}
+
+// Codes between int8 nodes (see the top of the file).
+Status ChainCodes(OptimizerContext* ctx) {
+  // By name: a rebuilt reader is a new node, and may be the next producer.
+  std::vector<std::string> names;
+  std::map<std::string, Node*> int8_nodes;
+  for (Node* n : TopologicalOrder(*ctx->graph)) {
+    if (!IsInt8Op(n)) continue;
+    names.push_back(n->name());
+    int8_nodes[n->name()] = n;
+  }
+  for (const std::string& name : names) {
+    Node* producer = int8_nodes[name];
+    DataType out_type = ::tensorflow::DT_FLOAT;
+    if (producer == nullptr || IsFetched(producer) ||
+        !GetNodeAttrOr(producer->def(), "Toutput", &out_type).ok() ||
+        out_type != ::tensorflow::DT_FLOAT) {
+      continue;
+    }
+    const std::vector<Edge*> edges = DataOutEdges(producer, 0);
+    std::set<Node*> readers;
+    float lo = 0.0f, hi = 0.0f;
+    bool chain = !edges.empty();
+    for (const Edge* e : edges) {
+      float l = 0.0f, h = 0.0f;
+      if (!IsInt8Op(e->dst) || e->dst_input != 0 ||
+          DeviceOf(*ctx, e->dst) != DeviceOf(*ctx, producer) ||
+          !TakesFloatInRange(e->dst, &l, &h) || (!readers.empty() && (l != lo || h != hi))) {
+        chain = false;
+        break;
+      }
+      lo = l;
+      hi = h;
+      readers.insert(e->dst);
+    }
+    if (!chain) continue;
+    ::tensorflow::NodeDef def = producer->def();
+    SetNodeAttr(&def, "Toutput", ::tensorflow::DT_QUINT8);
+    SetNodeAttr(&def, "output_min", lo);
+    SetNodeAttr(&def, "output_max", hi);
+    GRT_ASSIGN_OR_RETURN(int8_nodes[name], RebuildNode(ctx, producer, std::move(def)));
+    for (Node* reader : readers) {
+      def = reader->def();
+      SetNodeAttr(&def, "Tinput", ::tensorflow::DT_QUINT8);
+      const std::string reader_name = reader->name();
+      GRT_ASSIGN_OR_RETURN(int8_nodes[reader_name], RebuildNode(ctx, reader, std::move(def)));
+    }
+  }
   return Status::OK();
 }
 
@@ -330,7 +460,7 @@ Status Rewrite(OptimizerContext* ctx, Node* product, Node* dq, const StaticInput
 
 bool IsInt8WeightsDequantize(const OptimizerContext& ctx, const Node* node) {
   if (node->op() != "Dequantize") return false;
-  const Node* product = SoleConsumer(node);
+  const Node* product = SoleDataConsumer(node);
   return product != nullptr && MatchInt8Weights(ctx, product) == node;
 }
 
@@ -367,10 +497,14 @@ Status RemapInt8Weights(OptimizerContext* ctx, std::vector<RewriteRecord>* recor
   // Rewrites remove only the product and its own Dequantize, so the other pointers stay valid;
   // the bypassed pairs go last, once nothing reads them.
   std::vector<StaticInput> pairs;
-  for (const Match& m : matches) {
+  for (Match& m : matches) {
     const bool pair_replaced = m.has_static_input && PairOnlyFeeds(m.in, bypassing);
+    // The pad goes with a pair that only this product reads.
+    const bool fold_pad = pair_replaced && m.in.dequantize->out_edges().size() == 1;
+    bool pad_folded = false;
     GRT_RETURN_IF_ERROR(Rewrite(ctx, m.product, m.dq, m.has_static_input ? &m.in : nullptr,
-                                pair_replaced, records));
+                                pair_replaced, fold_pad, records, &pad_folded));
+    if (!pad_folded) m.in.pad = nullptr;
     if (pair_replaced) pairs.push_back(m.in);
   }
   std::set<Node*> removed;
@@ -378,9 +512,10 @@ Status RemapInt8Weights(OptimizerContext* ctx, std::vector<RewriteRecord>* recor
     if (removed.count(in.dequantize) != 0 || !in.dequantize->out_edges().empty()) continue;
     ctx->graph->RemoveNode(in.dequantize);
     ctx->graph->RemoveNode(in.quantize);
+    if (in.pad != nullptr) RemoveNodeAndDeadConsts(ctx->graph, in.pad);
     removed.insert(in.dequantize);
   }
-  return Status::OK();
+  return ChainCodes(ctx);
 }
 
 }  // namespace optimize

@@ -42,6 +42,12 @@ std::vector<Node*> TopologicalOrder(const Graph& graph);
 
 // Adds `def` on `device` (its assigned device set, ctx.devices grown to cover its id).
 StatusOr<Node*> AddNodeOnDevice(OptimizerContext* ctx, ::tensorflow::NodeDef def, Device* device);
+// Replaces `node` by one made from `def` (its name and edges; a change of attrs, type attrs
+// included) on the same device. `node` is gone afterwards.
+StatusOr<Node*> RebuildNode(OptimizerContext* ctx, Node* node, ::tensorflow::NodeDef def);
+// The [4, 2] paddings of a Const Pad (or PadV2 with a Const zero), in NHWC; false when the pad
+// is not one a convolution can do itself (non-zero value, batch or channel padding).
+bool ZeroPadding(const Node* pad, std::vector<int64_t>* paddings);
 // A Const node holding `value`.
 StatusOr<Node*> AddConst(OptimizerContext* ctx, const std::string& name, const Tensor& value,
                          Device* device);

@@ -324,31 +324,6 @@ Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p, ShapeMap* shape
   return Status::OK();
 }
 
-// The [4, 2] paddings of a Const Pad (or PadV2 with a Const zero), in NHWC; false when the pad
-// is not one a convolution can do itself (non-zero value, batch or channel padding).
-bool ZeroPadding(const Node* pad, std::vector<int64_t>* paddings) {
-  if (pad->op() != "Pad" && pad->op() != "PadV2") return false;
-  Tensor p;
-  if (!IsConst(InputNode(pad, 1), &p) || p.dims() != 2 || p.dim_size(0) != 4 ||
-      p.dim_size(1) != 2) {
-    return false;
-  }
-  if (pad->op() == "PadV2") {
-    Tensor value;
-    if (!IsConst(InputNode(pad, 2), &value) || value.dtype() != ::tensorflow::DT_FLOAT ||
-        value.NumElements() != 1 || value.data<float>()[0] != 0.0f) {
-      return false;
-    }
-  }
-  paddings->resize(8);
-  for (int i = 0; i < 8; ++i) {
-    (*paddings)[i] =
-        p.dtype() == ::tensorflow::DT_INT64 ? p.data<int64_t>()[i] : int64_t{p.data<int32_t>()[i]};
-    if ((*paddings)[i] < 0) return false;
-  }
-  return (*paddings)[0] == 0 && (*paddings)[1] == 0 && (*paddings)[6] == 0 && (*paddings)[7] == 0;
-}
-
 // Pad (zeros, Const paddings) before a VALID or EXPLICIT NHWC convolution: the convolution pads
 // instead (explicit_paddings), so the padded copy of the input is never made.
 Status FoldPadIntoConv(OptimizerContext* ctx, Node* conv, std::vector<RewriteRecord>* records) {

@@ -18,6 +18,11 @@
 // (QuantizeActivationsMinFirst), and the product reads those codes as the Dequantize after it
 // would, instead of choosing the range from x on each Run. The optimizer sets them where the
 // input was such a QuantizeV2 -> Dequantize pair (`graphrt quantize --mode int8-static`).
+//
+// Codes between int8 ops: with Tinput = quint8 the input is already those codes (made by the op
+// before, in the range input_min / input_max); with Toutput = quint8 and float attrs output_min /
+// output_max the op writes, instead of its float output, the codes QuantizeV2 would make of it in
+// that range. The optimizer chains them so where one int8 op feeds only int8 ops of one range.
 #include <algorithm>
 #include <functional>
 #include <cmath>
@@ -91,6 +96,7 @@ class Int8OpBase : public OpKernel {
     }
     constant_ = ctx->input_is_constant(kInputFilter) && ctx->input_is_constant(kInputMin) &&
                 ctx->input_is_constant(kInputMax);
+    GRT_CONSTRUCT_OK(ctx, ParseCodes(ctx));
   }
 
  protected:
@@ -101,15 +107,55 @@ class Int8OpBase : public OpKernel {
                       ctx.input(kInputMin), ctx.input(kInputMax), per_column_, scratch);
   }
 
-  // Quantizes the input x[0, n) into q (uint8_t: the codes; int16_t: the codes less the zero
-  // point): in the static range where the node has one, else in the range of x.
-  template <typename Out>
-  ActivationQuantization QuantizeInput(const OpKernelContext& ctx, const float* x, int64_t n,
-                                       Out* q) const {
-    if (static_range_) {
-      return QuantizeActivationsMinFirst(ctx.device(), x, n, input_min_, input_max_, q);
+  // Checks that the input is of the node's Tinput.
+  Status CheckInputType(const Tensor& x) const {
+    if (x.dtype() != input_type_) {
+      return InvalidArgument("input must be ", DataTypeString(input_type_), ", got ",
+                             DataTypeString(x.dtype()));
     }
-    return QuantizeActivations(ctx.device(), x, n, q);
+    return Status::OK();
+  }
+
+  // The elements of scratch that InputCodes needs for x.
+  int64_t CodesScratch(const Tensor& x) const {
+    return input_type_ == ::tensorflow::DT_QUINT8 ? 0 : x.NumElements();
+  }
+
+  // The input's codes: the input itself where it holds codes, else x quantized into `scratch`
+  // (CodesScratch(x) elements; in the static range where the node has one, else in the range of
+  // x). REQUIRES: CheckInputType(x) is OK.
+  const uint8_t* InputCodes(const OpKernelContext& ctx, const Tensor& x, uint8_t* scratch,
+                            ActivationQuantization* q) const {
+    if (input_type_ == ::tensorflow::DT_QUINT8) {
+      *q = input_codes_.dequantization;
+      return x.data<uint8_t>();
+    }
+    *q = QuantizeInput(ctx, x.data<float>(), x.NumElements(), scratch);
+    return scratch;
+  }
+
+  // The input as codes less their zero point (for the depthwise), into `centered`.
+  ActivationQuantization CenteredInput(const OpKernelContext& ctx, const Tensor& x,
+                                       int16_t* centered) const {
+    if (input_type_ == ::tensorflow::DT_QUINT8) {
+      const ActivationQuantization& q = input_codes_.dequantization;
+      CenterCodes(ctx.device(), x.data<uint8_t>(), x.NumElements(),
+                  static_cast<int16_t>(q.zero_point), centered);
+      return q;
+    }
+    return QuantizeInput(ctx, x.data<float>(), x.NumElements(), centered);
+  }
+
+  // Where the op's finished values go in `out`: the values, or their codes (Toutput).
+  Int8Output OutputOf(Tensor* out) const {
+    Int8Output o;
+    if (output_type_ == ::tensorflow::DT_QUINT8) {
+      o.codes = out->data<uint8_t>();
+      o.requantization = output_codes_;
+    } else {
+      o.values = out->data<float>();
+    }
+    return o;
   }
 
   // Checks the epilogue's args against an output of `out` with `channels` columns, and returns
@@ -164,18 +210,77 @@ class Int8OpBase : public OpKernel {
 
   // The output without a product (k == 0): zeros, then the epilogue.
   static void ZeroProduct(const Int8Epilogue& epilogue, int64_t rows, int64_t channels,
-                          float* out) {
-    std::fill(out, out + rows * channels, 0.0f);
-    if (epilogue) epilogue(0, rows, 0, channels, out, channels);
+                          const Int8Output& out) {
+    std::vector<float> values;
+    float* v = out.values;
+    if (v == nullptr) {
+      values.resize(static_cast<size_t>(rows * channels));
+      v = values.data();
+    }
+    std::fill(v, v + rows * channels, 0.0f);
+    if (epilogue) epilogue(0, rows, 0, channels, v, channels);
+    if (out.codes != nullptr) {
+      QuantizeMinFirstBlock(v, rows * channels, out.requantization, out.codes);
+    }
   }
 
  private:
+  // Quantizes the float input x[0, n) into q (uint8_t: the codes; int16_t: the codes less the
+  // zero point): in the static range where the node has one, else in the range of x.
+  template <typename Out>
+  ActivationQuantization QuantizeInput(const OpKernelContext& ctx, const float* x, int64_t n,
+                                       Out* q) const {
+    if (static_range_) {
+      return QuantizeActivationsMinFirst(ctx.device(), x, n, input_min_, input_max_, q);
+    }
+    return QuantizeActivations(ctx.device(), x, n, q);
+  }
+
+  // Tinput / Toutput and output_min / output_max (see the top of the file).
+  Status ParseCodes(OpKernelConstruction* ctx) {
+    GRT_RETURN_IF_ERROR(GetNodeAttrOr(ctx->def(), "Tinput", &input_type_));
+    GRT_RETURN_IF_ERROR(GetNodeAttrOr(ctx->def(), "Toutput", &output_type_));
+    for (DataType t : {input_type_, output_type_}) {
+      if (t != ::tensorflow::DT_FLOAT && t != ::tensorflow::DT_QUINT8) {
+        return InvalidArgument("Tinput and Toutput must be float or quint8, got ",
+                               DataTypeString(t));
+      }
+    }
+    if (input_type_ == ::tensorflow::DT_QUINT8) {
+      if (!static_range_) {
+        return InvalidArgument("a quint8 input needs its range in input_min and input_max");
+      }
+      input_codes_ = MinFirstCodesFor(input_min_, input_max_);
+    }
+    const bool has_min = FindAttr(ctx->def(), "output_min") != nullptr;
+    const bool has_max = FindAttr(ctx->def(), "output_max") != nullptr;
+    const bool codes_out = output_type_ == ::tensorflow::DT_QUINT8;
+    if (has_min != codes_out || has_max != codes_out) {
+      return InvalidArgument(
+          "output_min and output_max come with Toutput quint8, and only with it");
+    }
+    if (!codes_out) return Status::OK();
+    float lo = 0.0f, hi = 0.0f;
+    GRT_RETURN_IF_ERROR(GetNodeAttr(ctx->def(), "output_min", &lo));
+    GRT_RETURN_IF_ERROR(GetNodeAttr(ctx->def(), "output_max", &hi));
+    if (!std::isfinite(lo) || !std::isfinite(hi) || lo > 0.0f || hi < 0.0f) {
+      return InvalidArgument(
+          "output_min and output_max must be finite with output_min <= 0 <= output_max, got [", lo,
+          ", ", hi, "]");
+    }
+    output_codes_ = MinFirstCodesFor(lo, hi);
+    return Status::OK();
+  }
+
   FusedEpilogue epilogue_;
   bool fused_ = false;
   bool per_column_ = true;
   bool constant_ = false;
   bool static_range_ = false;
   float input_min_ = 0.0f, input_max_ = 0.0f;
+  DataType input_type_ = ::tensorflow::DT_FLOAT;
+  DataType output_type_ = ::tensorflow::DT_FLOAT;
+  MinFirstCodes input_codes_, output_codes_;
   Int8WeightsCache cache_;
 };
 
@@ -186,6 +291,7 @@ class QuantizedMatMulOp : public Int8OpBase {
   Status Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(kInputX);
     const Tensor& filter = ctx->input(kInputFilter);
+    GRT_RETURN_IF_ERROR(CheckInputType(x));
     GRT_RETURN_IF_ERROR(CheckFilter(filter, 2, "[k, n]"));
     if (x.dims() != 2 || x.dim_size(1) != filter.dim_size(0)) {
       return InvalidArgument("Matrix size-incompatible: In[0]: ", x.shape().DebugString(),
@@ -199,14 +305,15 @@ class QuantizedMatMulOp : public Int8OpBase {
     GRT_RETURN_IF_ERROR(ctx->allocate_output(kOutput, out_shape, &out));
     if (out->NumElements() == 0) return Status::OK();
     if (k == 0) {
-      ZeroProduct(epilogue, m, n, out->data<float>());
+      ZeroProduct(epilogue, m, n, OutputOf(out));
       return Status::OK();
     }
     std::unique_ptr<Int8Weights> scratch;
     GRT_ASSIGN_OR_RETURN(const Int8Weights* weights, Weights(*ctx, k, n, &scratch));
-    ScratchBuffer<uint8_t> a(m * k);
-    const ActivationQuantization q = QuantizeInput(*ctx, x.data<float>(), m * k, a.get());
-    Int8MatMul(ctx->device(), a.get(), m, q, *weights, epilogue, out->data<float>());
+    ScratchBuffer<uint8_t> codes(CodesScratch(x));
+    ActivationQuantization q;
+    const uint8_t* a = InputCodes(*ctx, x, codes.get(), &q);
+    Int8MatMul(ctx->device(), a, m, q, *weights, epilogue, OutputOf(out));
     return Status::OK();
   }
 };
@@ -258,6 +365,7 @@ class QuantizedConv2DOp : public Int8OpBase {
   Status Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(kInputX);
     const Tensor& filter = ctx->input(kInputFilter);
+    GRT_RETURN_IF_ERROR(CheckInputType(input));
     GRT_RETURN_IF_ERROR(CheckFilter(filter, 4, "HWIO"));
     if (input.dims() != 4) {
       return InvalidArgument("input must be 4-dimensional, got ", input.shape().DebugString());
@@ -281,15 +389,15 @@ class QuantizedConv2DOp : public Int8OpBase {
     if (out->NumElements() == 0) return Status::OK();
     const int64_t k = g.window_rows * g.window_cols * g.depth;
     if (k == 0) {
-      ZeroProduct(epilogue, out->NumElements() / n, n, out->data<float>());
+      ZeroProduct(epilogue, out->NumElements() / n, n, OutputOf(out));
       return Status::OK();
     }
     std::unique_ptr<Int8Weights> scratch;
     GRT_ASSIGN_OR_RETURN(const Int8Weights* weights, Weights(*ctx, k, n, &scratch));
-    ScratchBuffer<uint8_t> q_in(input.NumElements());
-    const ActivationQuantization q =
-        QuantizeInput(*ctx, input.data<float>(), input.NumElements(), q_in.get());
-    Int8Conv2D(ctx->device(), g, q_in.get(), q, *weights, epilogue, out->data<float>());
+    ScratchBuffer<uint8_t> codes(CodesScratch(input));
+    ActivationQuantization q;
+    const uint8_t* in = InputCodes(*ctx, input, codes.get(), &q);
+    Int8Conv2D(ctx->device(), g, in, q, *weights, epilogue, OutputOf(out));
     return Status::OK();
   }
 
@@ -340,6 +448,7 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
   Status Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(kInputX);
     const Tensor& filter = ctx->input(kInputFilter);
+    GRT_RETURN_IF_ERROR(CheckInputType(input));
     GRT_RETURN_IF_ERROR(CheckFilter(filter, 4, "[h, w, channels, 1]"));
     if (input.dims() != 4) {
       return InvalidArgument("input must be 4-dimensional, got ", input.shape().DebugString());
@@ -369,7 +478,7 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
     // The input as codes less the zero point, and the filter, both int16.
     const int64_t n = input.NumElements();
     ScratchBuffer<int16_t> centered(n);
-    const ActivationQuantization q = QuantizeInput(*ctx, input.data<float>(), n, centered.get());
+    const ActivationQuantization q = CenteredInput(*ctx, input, centered.get());
     const int16_t* c16 = centered.get();
     const int64_t taps = g.window_rows * g.window_cols;
     std::vector<int16_t> weights(static_cast<size_t>(taps * channels));
@@ -380,7 +489,7 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
     const std::vector<int16_t> zeros(static_cast<size_t>(channels), 0);
     const QGemmIsa isa = ActiveQGemmIsa();
 
-    float* o = out->data<float>();
+    const Int8Output output = OutputOf(out);
     const int64_t rows = g.batch * g.out_rows;
     ParallelFor(
         ctx->device(), rows, g.out_cols * taps * channels, [&](int64_t first, int64_t last) {
@@ -388,9 +497,12 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
           std::vector<const int16_t*> w(static_cast<size_t>(taps));
           for (int64_t t = 0; t < taps; ++t) w[t] = weights.data() + t * channels;
           std::vector<int32_t> acc(static_cast<size_t>(channels));
+          const int64_t row_values = g.out_cols * channels;
+          std::vector<float> scratch(output.codes == nullptr ? 0 : row_values);
           for (int64_t row = first; row < last; ++row) {
             const int64_t b = row / g.out_rows, oh = row % g.out_rows;
-            float* out_row = o + row * g.out_cols * channels;
+            float* out_row =
+                output.codes == nullptr ? output.values + row * row_values : scratch.data();
             for (int64_t ow = 0; ow < g.out_cols; ++ow) {
               const int64_t ih0 = oh * g.stride_rows - g.pad_top;
               const int64_t iw0 = ow * g.stride_cols - g.pad_left;
@@ -411,6 +523,10 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
             }
             if (epilogue) {
               epilogue(row * g.out_cols, g.out_cols, 0, channels, out_row, channels);
+            }
+            if (output.codes != nullptr) {
+              QuantizeMinFirstBlock(out_row, row_values, output.requantization,
+                                    output.codes + row * row_values);
             }
           }
         });

@@ -218,29 +218,81 @@ template <typename Out>
 ActivationQuantization QuantizeActivationsMinFirstTo(const Device* device, const float* x,
                                                      int64_t n, float range_min, float range_max,
                                                      Out* q) {
-  // QuantizeEigen<quint8> and DequantizeEigen<quint8> (quantization_util.h), term for term.
-  const float range_scale =
-      range_max == range_min ? 0.0f : static_cast<float>(255.0 / (range_max - range_min));
-  const int32_t min_scaled = static_cast<int32_t>(std::round(range_min * range_scale));
-  ActivationQuantization quantization;
-  quantization.scale = static_cast<float>((range_max - range_min) / 255.0);
-  if (quantization.scale > 0.0f) {
-    const float zp = -std::round(range_min / quantization.scale);
-    quantization.zero_point = static_cast<int32_t>(std::min(255.0f, std::max(0.0f, zp)));
-  }
-  const int16_t center = static_cast<int16_t>(quantization.zero_point);
+  const MinFirstCodes codes = MinFirstCodesFor(range_min, range_max);
+  const int16_t center = static_cast<int16_t>(codes.dequantization.zero_point);
   const int64_t blocks = (n + kElementBlock - 1) / kElementBlock;
   ParallelFor(device, blocks, kElementBlock * 4, [&](int64_t first, int64_t last) {
     for (int64_t b = first; b < last; ++b) {
       const int64_t start = b * kElementBlock;
-      QuantizeBlockMinFirst(x + start, std::min(kElementBlock, n - start), range_scale, min_scaled,
-                            center, q + start);
+      QuantizeBlockMinFirst(x + start, std::min(kElementBlock, n - start), codes.range_scale,
+                            codes.min_scaled, center, q + start);
     }
   });
-  return quantization;
+  return codes.dequantization;
+}
+
+// Where the output stage and the epilogue write a finished block of output values, which starts
+// at (row, col) of the n-column output: in the output itself (*ldo set to n), or in `scratch`
+// (row stride *ldo, as the caller set it) when the output holds codes.
+float* BlockValues(const Int8Output& out, int64_t row, int64_t col, int64_t n, float* scratch,
+                   int64_t* ldo) {
+  if (out.codes != nullptr) {
+    return scratch;
+  }
+  *ldo = n;
+  return out.values + row * n + col;
+}
+
+// Writes the codes of a finished block (see BlockValues) where the output holds codes.
+void FinishBlock(const Int8Output& out, int64_t row, int64_t rows, int64_t col, int64_t cols,
+                 int64_t n, const float* values, int64_t ldo) {
+  if (out.codes == nullptr) return;
+  for (int64_t r = 0; r < rows; ++r) {
+    QuantizeMinFirstBlock(values + r * ldo, cols, out.requantization,
+                          out.codes + (row + r) * n + col);
+  }
 }
 
 }  // namespace
+
+MinFirstCodes MinFirstCodesFor(float range_min, float range_max) {
+  // QuantizeEigen<quint8> and DequantizeEigen<quint8> (quantization_util.h), term for term.
+  MinFirstCodes codes;
+  codes.range_scale =
+      range_max == range_min ? 0.0f : static_cast<float>(255.0 / (range_max - range_min));
+  codes.min_scaled = static_cast<int32_t>(std::round(range_min * codes.range_scale));
+  ActivationQuantization& q = codes.dequantization;
+  q.scale = static_cast<float>((range_max - range_min) / 255.0);
+  if (q.scale > 0.0f) {
+    const float zp = -std::round(range_min / q.scale);
+    q.zero_point = static_cast<int32_t>(std::min(255.0f, std::max(0.0f, zp)));
+  }
+  return codes;
+}
+
+void QuantizeMinFirstBlock(const float* x, int64_t n, const MinFirstCodes& codes, uint8_t* q) {
+  QuantizeBlockMinFirst(x, n, codes.range_scale, codes.min_scaled, 0, q);
+}
+
+void CenterCodes(const Device* device, const uint8_t* q, int64_t n, int16_t center,
+                 int16_t* centered) {
+  const int64_t blocks = (n + kElementBlock - 1) / kElementBlock;
+  ParallelFor(device, blocks, kElementBlock, [&](int64_t first, int64_t last) {
+    const __m128i zero = _mm_setzero_si128(), c = _mm_set1_epi16(center);
+    for (int64_t b = first; b < last; ++b) {
+      const int64_t start = b * kElementBlock, end = std::min(n, start + kElementBlock);
+      int64_t i = start;
+      for (; i + 16 <= end; i += 16) {
+        const __m128i codes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(centered + i),
+                         _mm_sub_epi16(_mm_unpacklo_epi8(codes, zero), c));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(centered + i + 8),
+                         _mm_sub_epi16(_mm_unpackhi_epi8(codes, zero), c));
+      }
+      for (; i < end; ++i) centered[i] = static_cast<int16_t>(q[i] - center);
+    }
+  });
+}
 
 ActivationQuantization QuantizeActivations(const Device* device, const float* x, int64_t n,
                                            uint8_t* q) {
@@ -315,7 +367,7 @@ StatusOr<const Int8Weights*> Int8WeightsCache::Get(bool constant, QGemmIsa isa,
 }
 
 void Int8MatMul(const Device* device, const uint8_t* a, int64_t m, const ActivationQuantization& q,
-                const Int8Weights& w, const Int8Epilogue& epilogue, float* out) {
+                const Int8Weights& w, const Int8Epilogue& epilogue, const Int8Output& out) {
   const int64_t n = w.n(), k = w.k();
   if (m <= 0) return;
   const ColumnFactors factors(q, w);
@@ -333,24 +385,28 @@ void Int8MatMul(const Device* device, const uint8_t* a, int64_t m, const Activat
   const int64_t col_tasks = (n + cols_per_task - 1) / cols_per_task;
   ParallelFor(device, row_tasks * col_tasks, rows_per_task * cols_per_task * k / 8,
               [&](int64_t first, int64_t last) {
-                std::vector<int32_t> acc(static_cast<size_t>(rows_per_task * cols_per_task));
+                const size_t block = static_cast<size_t>(rows_per_task * cols_per_task);
+                std::vector<int32_t> acc(block);
+                std::vector<float> scratch(out.codes == nullptr ? 0 : block);
                 for (int64_t t = first; t < last; ++t) {
                   const int64_t r0 = (t / col_tasks) * rows_per_task;
                   const int64_t j0 = (t % col_tasks) * cols_per_task;
                   const int64_t rows = std::min(rows_per_task, m - r0);
                   const int64_t cols = std::min(cols_per_task, n - j0);
                   QGemm(w.packed(), rows, a + r0 * k, k, acc.data(), cols, j0, cols);
-                  float* o = out + r0 * n + j0;
+                  int64_t ldo = cols;
+                  float* o = BlockValues(out, r0, j0, n, scratch.data(), &ldo);
                   OutputStage(acc.data(), cols, rows, cols, factors.offsets.data() + j0,
-                              factors.multipliers.data() + j0, o, n);
-                  if (epilogue) epilogue(r0, rows, j0, cols, o, n);
+                              factors.multipliers.data() + j0, o, ldo);
+                  if (epilogue) epilogue(r0, rows, j0, cols, o, ldo);
+                  FinishBlock(out, r0, rows, j0, cols, n, o, ldo);
                 }
               });
 }
 
 void Int8Conv2D(const Device* device, const Window2D& g, const uint8_t* in,
                 const ActivationQuantization& q, const Int8Weights& w, const Int8Epilogue& epilogue,
-                float* out) {
+                const Int8Output& out) {
   const int64_t n = w.n(), k = w.k();
   const int64_t pixels = g.batch * g.out_rows * g.out_cols;
   if (pixels <= 0) return;
@@ -369,6 +425,7 @@ void Int8Conv2D(const Device* device, const Window2D& g, const uint8_t* in,
   ParallelFor(device, tasks, per_task * n * k / 8, [&](int64_t first, int64_t last) {
     std::unique_ptr<uint8_t[]> patches(direct ? nullptr : new uint8_t[per_task * k]);
     std::vector<int32_t> acc(static_cast<size_t>(per_task * n));
+    std::vector<float> scratch(out.codes == nullptr ? 0 : static_cast<size_t>(per_task * n));
     for (int64_t t = first; t < last; ++t) {
       const int64_t p0 = t * per_task;
       const int64_t count = std::min(per_task, pixels - p0);
@@ -378,10 +435,12 @@ void Int8Conv2D(const Device* device, const Window2D& g, const uint8_t* in,
         a = patches.get();
       }
       QGemm(w.packed(), count, a, k, acc.data(), n);
-      float* o = out + p0 * n;
+      int64_t ldo = n;
+      float* o = BlockValues(out, p0, 0, n, scratch.data(), &ldo);
       OutputStage(acc.data(), n, count, n, factors.offsets.data(), factors.multipliers.data(), o,
-                  n);
-      if (epilogue) epilogue(p0, count, 0, n, o, n);
+                  ldo);
+      if (epilogue) epilogue(p0, count, 0, n, o, ldo);
+      FinishBlock(out, p0, count, 0, n, n, o, ldo);
     }
   });
 }

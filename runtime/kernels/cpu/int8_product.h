@@ -57,6 +57,25 @@ ActivationQuantization QuantizeActivations(const Device* device, const float* x,
 ActivationQuantization QuantizeActivationsMinFirst(const Device* device, const float* x, int64_t n,
                                                    float range_min, float range_max, uint8_t* q);
 
+// QuantizeV2's MIN_FIRST codes for a fixed range, as QuantizeActivationsMinFirst makes them:
+// code = clamp(round(x * range_scale) - min_scaled, 0, 255).
+struct MinFirstCodes {
+  float range_scale = 0.0f;
+  int32_t min_scaled = 0;
+  // What Dequantize (MIN_FIRST) makes of the codes.
+  ActivationQuantization dequantization;
+};
+
+// The codes of [range_min, range_max] (REQUIRES as for QuantizeActivationsMinFirst).
+MinFirstCodes MinFirstCodesFor(float range_min, float range_max);
+
+// x[0, n) into codes by `codes`, on the calling thread.
+void QuantizeMinFirstBlock(const float* x, int64_t n, const MinFirstCodes& codes, uint8_t* q);
+
+// centered[i] = q[i] - center, over `device`'s intra-op threads (null: the calling thread).
+void CenterCodes(const Device* device, const uint8_t* q, int64_t n, int16_t center,
+                 int16_t* centered);
+
 // As above, but writes each code less the returned zero point, as int16 (in [-255, 255]), for
 // kernels that multiply centered codes (the int8 depthwise), without a second pass.
 ActivationQuantization QuantizeActivations(const Device* device, const float* x, int64_t n,
@@ -109,10 +128,26 @@ class Int8WeightsCache {
 using Int8Epilogue = std::function<void(int64_t row, int64_t rows, int64_t col, int64_t cols,
                                         float* out, int64_t ldo)>;
 
-// out (m x n, row stride n) = the output stage of a (m x k uint8, row stride k, quantized as
-// `q`) times w. REQUIRES: w.k() == k.
+// Where a product's finished output goes (row stride: its number of columns): float values, or
+// with `codes` set, QuantizeV2's MIN_FIRST codes of those values in `requantization`'s range,
+// made from each block while it is in cache, so that the next int8 op reads the codes without a
+// float tensor in between. Either way the epilogue runs on float values first.
+struct Int8Output {
+  static Int8Output Values(float* values) {
+    Int8Output out;
+    out.values = values;
+    return out;
+  }
+
+  float* values = nullptr;
+  uint8_t* codes = nullptr;
+  MinFirstCodes requantization;
+};
+
+// out (m x n) = the output stage of a (m x k uint8, row stride k, quantized as `q`) times w.
+// REQUIRES: w.k() == k.
 void Int8MatMul(const Device* device, const uint8_t* a, int64_t m, const ActivationQuantization& q,
-                const Int8Weights& w, const Int8Epilogue& epilogue, float* out);
+                const Int8Weights& w, const Int8Epilogue& epilogue, const Int8Output& out);
 
 // The NHWC convolution of `in` (uint8, quantized as `q`, shape [batch, in_rows, in_cols, depth])
 // by w (the HWIO filter seen as [window_rows * window_cols * depth, out_depth]) into out
@@ -121,7 +156,7 @@ void Int8MatMul(const Device* device, const uint8_t* a, int64_t m, const Activat
 // window_cols * depth.
 void Int8Conv2D(const Device* device, const Window2D& g, const uint8_t* in,
                 const ActivationQuantization& q, const Int8Weights& w, const Int8Epilogue& epilogue,
-                float* out);
+                const Int8Output& out);
 
 }  // namespace graphrt
 

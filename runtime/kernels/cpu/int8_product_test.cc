@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -161,7 +162,7 @@ TEST(Int8Product, MatMulMatchesTheIntegerReferenceOnEveryIsa) {
         const ActivationQuantization q =
             QuantizeActivations(nullptr, x.data(), c.m * c.k, a.data());
         std::vector<float> y(static_cast<size_t>(c.m * c.n));
-        Int8MatMul(nullptr, a.data(), c.m, q, **weights, nullptr, y.data());
+        Int8MatMul(nullptr, a.data(), c.m, q, **weights, nullptr, Int8Output::Values(y.data()));
         const RefQuantization ref = QuantizeReference(x);
         ExpectClose(y,
                     ReferenceProduct(ref.q, c.m, c.k, ref.zero_point, ref.scale, w, c.n, r.scales),
@@ -248,7 +249,7 @@ TEST(Int8Product, Conv2DMatchesTheIntegerReferenceOnEveryIsa) {
           QuantizeActivations(nullptr, x.data(), static_cast<int64_t>(x.size()), in.data());
       const int64_t pixels = c.batch * g.out_rows * g.out_cols;
       std::vector<float> y(static_cast<size_t>(pixels * c.out_depth));
-      Int8Conv2D(nullptr, g, in.data(), q, **weights, nullptr, y.data());
+      Int8Conv2D(nullptr, g, in.data(), q, **weights, nullptr, Int8Output::Values(y.data()));
       const RefQuantization ref = QuantizeReference(x);
       const std::vector<uint8_t> patches =
           ReferencePatches(ref.q, c, g, static_cast<uint8_t>(ref.zero_point));
@@ -419,6 +420,12 @@ AttrValue AttrF(float f) {
   return v;
 }
 
+AttrValue AttrDtype(DataType t) {
+  AttrValue v;
+  v.set_type(t);
+  return v;
+}
+
 // QuantizeActivationsMinFirst writes QuantizeV2's codes (QuantizeEigen<quint8>, the kernel's own
 // arithmetic) for every value, ties, NaN, infinities and far out-of-range values included, in the
 // vector body and the tail, and reports Dequantize's scale and zero point.
@@ -564,6 +571,84 @@ TEST(Int8Ops, QuantizedDepthwiseMatchesTheIntegerReference) {
   }
 }
 
+// Codes between int8 ops: with Toutput quint8 an op writes QuantizeV2's codes (QuantizeEigen) of
+// the float output it would write, epilogue included; with Tinput quint8 an op reads such codes
+// and gives the bits it gives when it quantizes the float values itself. For each op, with a
+// fused bias + Relu6 and without.
+TEST(Int8Ops, CodesInAndOut) {
+  const float lo = -2.0f * 60 / 255, hi = 2.0f * 195 / 255;  // 0 is a level
+  const float out_lo = -3.0f * 40 / 255, out_hi = 3.0f * 215 / 255;
+  const std::vector<std::pair<std::string, AttrValue>> conv = {{"strides", AttrInts({1, 2, 2, 1})},
+                                                               {"padding", AttrString("SAME")}};
+  struct Case {
+    const char* op;
+    std::vector<int64_t> x_dims, w_dims;
+    int64_t channels;
+  };
+  const Case cases[] = {{"_GraphrtQuantizedMatMul", {5, 19}, {19, 7}, 7},
+                        {"_GraphrtQuantizedConv2D", {2, 7, 6, 5}, {3, 3, 5, 9}, 9},
+                        {"_GraphrtQuantizedDepthwiseConv2D", {2, 7, 6, 11}, {3, 3, 11, 1}, 11}};
+  for (const Case& c : cases) {
+    for (bool fused : {false, true}) {
+      SCOPED_TRACE(StrCat(c.op, fused ? " with bias + Relu6" : ""));
+      int64_t xn = 1, wn = 1;
+      for (int64_t d : c.x_dims) xn *= d;
+      for (int64_t d : c.w_dims) wn *= d;
+      const Tensor x = MakeTensor<float>(TensorShape(c.x_dims), RandomFloats(xn, 81, -2.5f, 2.5f));
+      const Tensor w = QInt8Tensor(c.w_dims, RandomInt8(wn, 82));
+      const Ranges r = MakeRanges(c.channels, true, 83);
+      std::vector<Tensor> inputs = {x, w, r.min, r.max};
+      std::vector<std::pair<std::string, AttrValue>> attrs = {
+          {"input_min", AttrF(lo)},
+          {"input_max", AttrF(hi)},
+          {"axis", AttrInt(std::string(c.op) == "_GraphrtQuantizedMatMul"   ? 1
+                           : std::string(c.op) == "_GraphrtQuantizedConv2D" ? 3
+                                                                            : 2)}};
+      if (std::string(c.op) != "_GraphrtQuantizedMatMul")
+        attrs.insert(attrs.end(), conv.begin(), conv.end());
+      if (fused) {
+        inputs.push_back(Tensor::Vector<float>(RandomFloats(c.channels, 84, -1, 1)));
+        attrs.push_back({"fused_ops", AttrStrings({"BiasAdd", "Relu6"})});
+        attrs.push_back({"num_args", AttrInt(1)});
+      }
+      auto values = RunOp(c.op, inputs, attrs);
+      ASSERT_TRUE(values.ok()) << values.status();
+      auto coded_attrs = attrs;
+      coded_attrs.push_back({"Toutput", AttrDtype(::tensorflow::DT_QUINT8)});
+      coded_attrs.push_back({"output_min", AttrF(out_lo)});
+      coded_attrs.push_back({"output_max", AttrF(out_hi)});
+      auto codes = RunOp(c.op, inputs, coded_attrs);
+      ASSERT_TRUE(codes.ok()) << codes.status();
+      ASSERT_EQ(codes->dtype(), ::tensorflow::DT_QUINT8);
+      ASSERT_EQ(codes->shape(), values->shape());
+      const QuantizeEigen<uint8_t> quantize(out_lo, out_hi);
+      int bad = 0;
+      for (int64_t i = 0; i < values->NumElements() && bad < 5; ++i) {
+        const uint8_t want = quantize(values->data<float>()[i]);
+        if (codes->data<uint8_t>()[i] != want) {
+          ADD_FAILURE() << "element " << i << ": " << int{codes->data<uint8_t>()[i]} << " vs "
+                        << int{want};
+          ++bad;
+        }
+      }
+
+      // Reading codes: x's own codes as a quint8 tensor give the float-input op's bits.
+      const QuantizeEigen<uint8_t> quantize_x(lo, hi);
+      Tensor x_codes(::tensorflow::DT_QUINT8, x.shape());
+      for (int64_t i = 0; i < xn; ++i) x_codes.data<uint8_t>()[i] = quantize_x(x.data<float>()[i]);
+      auto read_attrs = attrs;
+      read_attrs.push_back({"Tinput", AttrDtype(::tensorflow::DT_QUINT8)});
+      std::vector<Tensor> coded_inputs = inputs;
+      coded_inputs[0] = x_codes;
+      auto from_codes = RunOp(c.op, coded_inputs, read_attrs);
+      ASSERT_TRUE(from_codes.ok()) << from_codes.status();
+      ASSERT_EQ(from_codes->shape(), values->shape());
+      EXPECT_EQ(std::memcmp(from_codes->data<float>(), values->data<float>(), values->TotalBytes()),
+                0);
+    }
+  }
+}
+
 TEST(Int8Ops, BadInputsAreErrors) {
   const int64_t k = 6, n = 4;
   const Tensor x = MakeTensor<float>(TensorShape({2, k}), RandomFloats(2 * k, 1, -1, 1));
@@ -621,6 +706,28 @@ TEST(Int8Ops, BadInputsAreErrors) {
   expect_error(RunOp("_GraphrtQuantizedMatMul", {x, w, r.min, r.max},
                      {{"input_min", AttrF(0.5f)}, {"input_max", AttrF(1)}}),
                "input_min <= 0 <= input_max");
+  // Codes: an input of another type than Tinput, quint8 input without its range, quint8 output
+  // without its range or a range in the wrong order, a range without quint8 output.
+  const std::vector<std::pair<std::string, AttrValue>> codes_in = {
+      {"Tinput", AttrDtype(::tensorflow::DT_QUINT8)},
+      {"input_min", AttrF(-1)},
+      {"input_max", AttrF(1)}};
+  expect_error(RunOp("_GraphrtQuantizedMatMul", {x, w, r.min, r.max}, codes_in),
+               "input must be quint8, got float");
+  expect_error(RunOp("_GraphrtQuantizedMatMul", {x, w, r.min, r.max},
+                     {{"Tinput", AttrDtype(::tensorflow::DT_QUINT8)}}),
+               "a quint8 input needs its range");
+  expect_error(RunOp("_GraphrtQuantizedMatMul", {x, w, r.min, r.max},
+                     {{"Toutput", AttrDtype(::tensorflow::DT_QUINT8)}}),
+               "output_min and output_max come with Toutput quint8");
+  expect_error(RunOp("_GraphrtQuantizedMatMul", {x, w, r.min, r.max},
+                     {{"output_min", AttrF(-1)}, {"output_max", AttrF(1)}}),
+               "output_min and output_max come with Toutput quint8");
+  expect_error(RunOp("_GraphrtQuantizedMatMul", {x, w, r.min, r.max},
+                     {{"Toutput", AttrDtype(::tensorflow::DT_QUINT8)},
+                      {"output_min", AttrF(1)},
+                      {"output_max", AttrF(-1)}}),
+               "output_min <= 0 <= output_max");
 }
 
 }  // namespace
