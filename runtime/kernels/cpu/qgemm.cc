@@ -34,6 +34,33 @@ inline V LoadB(const BElem* p) { return _mm_load_si128(reinterpret_cast<const V*
 inline V LoadC(const int32_t* p) { return _mm_loadu_si128(reinterpret_cast<const V*>(p)); }
 inline void StoreC(int32_t* p, V v) { _mm_storeu_si128(reinterpret_cast<V*>(p), v); }
 inline V Add(V x, V y) { return _mm_add_epi32(x, y); }
+// SSE2 has no masked moves that are not also non-temporal: the lanes go through memory.
+inline V LoadCFirst(const int32_t* p, int64_t count) {
+  alignas(16) int32_t lanes[kLanes] = {0, 0, 0, 0};
+  for (int64_t j = 0; j < count; ++j) lanes[j] = p[j];
+  return _mm_load_si128(reinterpret_cast<const V*>(lanes));
+}
+inline void StoreCFirst(int32_t* p, V v, int64_t count) {
+  alignas(16) int32_t lanes[kLanes];
+  _mm_store_si128(reinterpret_cast<V*>(lanes), v);
+  for (int64_t j = 0; j < count; ++j) p[j] = lanes[j];
+}
+// 16 bytes at a time, interleaved with zeros, then 8 (MobileNet's depths are multiples of 8).
+inline void ConvertA(const uint8_t* src, int64_t count, AElem* dst) {
+  const V zero = _mm_setzero_si128();
+  int64_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    const V bytes = _mm_loadu_si128(reinterpret_cast<const V*>(src + i));
+    _mm_storeu_si128(reinterpret_cast<V*>(dst + i), _mm_unpacklo_epi8(bytes, zero));
+    _mm_storeu_si128(reinterpret_cast<V*>(dst + i + 8), _mm_unpackhi_epi8(bytes, zero));
+  }
+  if (i + 8 <= count) {
+    const V bytes = _mm_loadl_epi64(reinterpret_cast<const V*>(src + i));
+    _mm_storeu_si128(reinterpret_cast<V*>(dst + i), _mm_unpacklo_epi8(bytes, zero));
+    i += 8;
+  }
+  for (; i < count; ++i) dst[i] = src[i];
+}
 inline V BroadcastA(const AElem* p) {
   int32_t pair;
   memcpy(&pair, p, sizeof(pair));

@@ -211,6 +211,87 @@ TEST(QGemmTest, EveryPathMatchesTheReferenceExactly) {
   EXPECT_EQ(products, (10 + kRandomShapes) * static_cast<int>(isas.size()));
 }
 
+// The edges of the register tiles one by one: every width from 1 to past one 64-column panel
+// (each number of vectors in a panel, a partial last vector or none), row counts on both sides of
+// each path's tile height (4, 6 or 8), in one or several depth blocks, shallow depths as in
+// MobileNet's 1x1 convolutions (16, 24) and depths that end inside a 4-deep step. Column blocks
+// start at the first column, at a multiple of 8 or 16 (a whole vector into the panel) and inside
+// a vector.
+TEST(QGemmTest, NarrowAndShortTilesMatchTheReference) {
+  const std::vector<QGemmIsa> isas = RunningIsas();
+  std::mt19937 rng(17);
+  int products = 0;
+  for (int64_t k : {16, 27}) {
+    for (int64_t n = 1; n <= 80; ++n) {
+      for (int64_t m : {1, 5, 13}) {
+        const Operands o = RandomOperands(m, n, k, &rng);
+        const std::vector<int32_t> want = Reference(o);
+        for (QGemmIsa isa : isas) {
+          const std::string what = Describe(isa, o);
+          std::unique_ptr<QGemmPackedB> packed =
+              QGemmPackedB::Pack(isa, o.b.data(), o.ldb, o.k, o.n);
+          ASSERT_NE(packed, nullptr) << what;
+          ASSERT_TRUE(CheckColumns(*packed, o, want, 0, n, what));
+          for (int64_t j0 : {8, 16, 19}) {
+            if (j0 < n) {
+              ASSERT_TRUE(CheckColumns(*packed, o, want, j0, n - j0, what));
+            }
+          }
+          ++products;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(products, 2 * 80 * 3 * static_cast<int>(isas.size()));
+  // Every row count up to two tiles and a bit, and several depth blocks (512 deep on VNNI, 256
+  // or 512 on the others), the last of which ends inside a step: partial vectors accumulate.
+  struct Shape {
+    int64_t m, n, k;
+  };
+  std::vector<Shape> shapes;
+  for (int64_t m = 1; m <= 19; ++m) shapes.push_back({m, 24, 24});
+  for (int64_t n : {8, 17, 24, 48, 72, 144}) shapes.push_back({29, n, 1030});
+  shapes.push_back({7, 17, 1027});
+  for (const Shape& s : shapes) {
+    const Operands o = RandomOperands(s.m, s.n, s.k, &rng);
+    const std::vector<int32_t> want = Reference(o);
+    for (QGemmIsa isa : isas) {
+      const std::string what = Describe(isa, o);
+      std::unique_ptr<QGemmPackedB> packed = QGemmPackedB::Pack(isa, o.b.data(), o.ldb, o.k, o.n);
+      ASSERT_NE(packed, nullptr) << what;
+      ASSERT_TRUE(CheckColumns(*packed, o, want, 0, s.n, what));
+      ASSERT_TRUE(CheckColumns(*packed, o, want, s.n / 3, s.n - s.n / 3, what));
+    }
+  }
+}
+
+// A in a buffer that ends at its last element: the VNNI kernel reads A where it lies, 4 bytes a
+// step, and must not read past the end when k is not a multiple of 4 (AddressSanitizer would
+// say so; without it, the results must still match).
+TEST(QGemmTest, ReadsANoFurtherThanItsLastElement) {
+  std::mt19937 rng(23);
+  std::uniform_int_distribution<int> byte(0, 255);
+  int checked = 0;
+  for (QGemmIsa isa : RunningIsas()) {
+    for (int64_t k : {1, 2, 3, 4, 5, 6, 7, 9, 513, 1030}) {
+      for (int64_t lda : {k, k + 1}) {
+        Operands o = RandomOperands(7, 20, k, &rng);
+        o.lda = lda;
+        o.a = std::vector<uint8_t>(static_cast<size_t>((o.m - 1) * lda + k));
+        for (uint8_t& x : o.a) x = static_cast<uint8_t>(byte(rng));
+        const std::vector<int32_t> want = Reference(o);
+        std::unique_ptr<QGemmPackedB> packed = QGemmPackedB::Pack(isa, o.b.data(), o.ldb, o.k, o.n);
+        ASSERT_NE(packed, nullptr);
+        std::vector<int32_t> c(want.size(), kUntouched);
+        QGemm(*packed, o.m, o.a.data(), lda, c.data(), o.n);
+        ASSERT_EQ(c, want) << Describe(isa, o) << " lda " << lda;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 10 * 2 * static_cast<int>(RunningIsas().size()));
+}
+
 // The largest magnitudes: every product 255 * -128 or 255 * 127, over a depth that spans several
 // blocks, where a saturating 16-bit step (pmaddubsw) would be off.
 TEST(QGemmTest, ExtremeValuesAreExact) {

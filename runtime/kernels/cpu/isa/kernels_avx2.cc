@@ -66,6 +66,31 @@ inline V LoadB(const BElem* p) { return _mm256_load_si256(reinterpret_cast<const
 inline V LoadC(const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const V*>(p)); }
 inline void StoreC(int32_t* p, V v) { _mm256_storeu_si256(reinterpret_cast<V*>(p), v); }
 inline V Add(V x, V y) { return _mm256_add_epi32(x, y); }
+// All ones in lanes [0, count).
+inline V FirstLanes(int64_t count) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline V LoadCFirst(const int32_t* p, int64_t count) {
+  return _mm256_maskload_epi32(p, FirstLanes(count));
+}
+inline void StoreCFirst(int32_t* p, V v, int64_t count) {
+  _mm256_maskstore_epi32(p, FirstLanes(count), v);
+}
+// 16 bytes at a time, widened with vpmovzxbw, then 8 (MobileNet's depths are multiples of 8).
+inline void ConvertA(const uint8_t* src, int64_t count, AElem* dst) {
+  int64_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    _mm256_storeu_si256(reinterpret_cast<V*>(dst + i), _mm256_cvtepu8_epi16(bytes));
+  }
+  if (i + 8 <= count) {
+    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + i));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_cvtepu8_epi16(bytes));
+    i += 8;
+  }
+  for (; i < count; ++i) dst[i] = src[i];
+}
 inline V BroadcastA(const AElem* p) {
   int32_t pair;
   memcpy(&pair, p, sizeof(pair));

@@ -69,6 +69,26 @@ inline V LoadB(const BElem* p) { return _mm512_load_si512(p); }
 inline V LoadC(const int32_t* p) { return _mm512_loadu_si512(p); }
 inline void StoreC(int32_t* p, V v) { _mm512_storeu_si512(p, v); }
 inline V Add(V x, V y) { return _mm512_add_epi32(x, y); }
+inline __mmask16 FirstLanes(int64_t count) { return static_cast<__mmask16>((1u << count) - 1); }
+inline V LoadCFirst(const int32_t* p, int64_t count) {
+  return _mm512_maskz_loadu_epi32(FirstLanes(count), p);
+}
+inline void StoreCFirst(int32_t* p, V v, int64_t count) {
+  _mm512_mask_storeu_epi32(p, FirstLanes(count), v);
+}
+// 32 bytes at a time, widened with vpmovzxbw; the tail through masks.
+inline void ConvertA(const uint8_t* src, int64_t count, AElem* dst) {
+  int64_t i = 0;
+  for (; i + 32 <= count; i += 32) {
+    const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
+    _mm512_storeu_si512(dst + i, _mm512_cvtepu8_epi16(bytes));
+  }
+  if (i < count) {
+    const __mmask32 tail = static_cast<__mmask32>((uint64_t{1} << (count - i)) - 1);
+    const __m256i bytes = _mm256_maskz_loadu_epi8(tail, src + i);
+    _mm512_mask_storeu_epi16(dst + i, tail, _mm512_cvtepu8_epi16(bytes));
+  }
+}
 inline V BroadcastA(const AElem* p) {
   int32_t pair;
   memcpy(&pair, p, sizeof(pair));
