@@ -69,10 +69,15 @@ graphrt_sources(runtime_sources runtime/graph/*.cc runtime/ops/*.cc runtime/devi
 set(GRAPHRT_ISA_FLAGS_avx2 -mavx2 -mfma)
 set(GRAPHRT_ISA_FLAGS_avx512 -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma)
 set(GRAPHRT_ISA_FLAGS_avx512vnni ${GRAPHRT_ISA_FLAGS_avx512} -mavx512vnni)
+# The int8 output stage must round each product and sum on its own, as the float path it stands
+# for does: no fused multiply-adds there (GCC contracts C++ by default).
 foreach(file IN LISTS runtime_sources)
   if(file MATCHES "_(avx2|avx512|avx512vnni)\\.cc$")
-    set_source_files_properties(${file} PROPERTIES
-                                COMPILE_OPTIONS "${GRAPHRT_ISA_FLAGS_${CMAKE_MATCH_1}}")
+    set(isa_flags ${GRAPHRT_ISA_FLAGS_${CMAKE_MATCH_1}})
+    if(file MATCHES "/int8_output_[a-z0-9]+\\.cc$")
+      list(APPEND isa_flags -ffp-contract=off)
+    endif()
+    set_source_files_properties(${file} PROPERTIES COMPILE_OPTIONS "${isa_flags}")
   endif()
 endforeach()
 set(keras_session_sources ${PROJECT_SOURCE_DIR}/runtime/session/keras_model.cc)

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -81,6 +82,29 @@ class FusedEpilogue {
 
   // Whether fused_ops has the residual Add (args[1], of the output's shape).
   bool residual() const { return residual_; }
+
+  // The clamp [*lower, *upper] that the activation is, taken as maxps(lower, x) then
+  // minps(upper, x) (which pass NaN on, as ApplyRows does): no activation, Relu or Relu6. False
+  // for the others.
+  bool ActivationAsClamp(float* lower, float* upper) const {
+    const float inf = std::numeric_limits<float>::infinity();
+    switch (activation_) {
+      case Activation::kNone:
+        *lower = -inf;
+        *upper = inf;
+        return true;
+      case Activation::kRelu:
+        *lower = 0.0f;
+        *upper = inf;
+        return true;
+      case Activation::kRelu6:
+        *lower = 0.0f;
+        *upper = 6.0f;
+        return true;
+      default:
+        return false;
+    }
+  }
 
   // Checks args[0] (the bias, `channels` long: `what` names them in the error) and args[1] (the
   // residual, when there is one) against an output of shape `out` (inputs 2 and 3 of the

@@ -146,22 +146,21 @@ class Int8OpBase : public OpKernel {
     return QuantizeInput(ctx, x.data<float>(), x.NumElements(), centered);
   }
 
-  // Where the op's finished values go in `out`: the values, or their codes (Toutput).
-  Int8Output OutputOf(Tensor* out) const {
-    Int8Output o;
+  // Where the op's finished values go: `out` holds the values, or their codes (Toutput).
+  void SetOutput(Tensor* out, Int8Output* o) const {
     if (output_type_ == ::tensorflow::DT_QUINT8) {
-      o.codes = out->data<uint8_t>();
-      o.requantization = output_codes_;
+      o->codes = out->data<uint8_t>();
+      o->requantization = output_codes_;
     } else {
-      o.values = out->data<float>();
+      o->values = out->data<float>();
     }
-    return o;
   }
 
-  // Checks the epilogue's args against an output of `out` with `channels` columns, and returns
-  // the epilogue to run on finished blocks (empty without fused_ops).
+  // Checks the epilogue's args against an output of `out` with `channels` columns, and sets
+  // the epilogue to run on finished blocks: in `output` where the output stage runs it itself
+  // (bias, residual, Relu or Relu6), else in *epilogue (nothing without fused_ops).
   Status BindEpilogue(const OpKernelContext& ctx, const TensorShape& out, int64_t channels,
-                      const char* what, Int8Epilogue* epilogue) const {
+                      const char* what, Int8Epilogue* epilogue, Int8Output* output) const {
     if (!fused_) return Status::OK();
     for (int i = kFirstArg; i < ctx.num_inputs(); ++i) {
       if (ctx.input(i).dtype() != ::tensorflow::DT_FLOAT) {
@@ -184,6 +183,11 @@ class Int8OpBase : public OpKernel {
       addend = other.data<float>();
     }
     const float* b = bias.data<float>();
+    if (epilogue_.ActivationAsClamp(&output->lower, &output->upper)) {
+      output->bias = b;
+      output->addend = addend;
+      return Status::OK();
+    }
     *epilogue = [this, b, addend, channels](int64_t row, int64_t rows, int64_t col, int64_t cols,
                                             float* o, int64_t ldo) {
       const float* add = addend == nullptr ? nullptr : addend + row * channels + col;
@@ -206,22 +210,6 @@ class Int8OpBase : public OpKernel {
                              DataTypeString(filter.dtype()), " ", filter.shape().DebugString());
     }
     return Status::OK();
-  }
-
-  // The output without a product (k == 0): zeros, then the epilogue.
-  static void ZeroProduct(const Int8Epilogue& epilogue, int64_t rows, int64_t channels,
-                          const Int8Output& out) {
-    std::vector<float> values;
-    float* v = out.values;
-    if (v == nullptr) {
-      values.resize(static_cast<size_t>(rows * channels));
-      v = values.data();
-    }
-    std::fill(v, v + rows * channels, 0.0f);
-    if (epilogue) epilogue(0, rows, 0, channels, v, channels);
-    if (out.codes != nullptr) {
-      QuantizeMinFirstBlock(v, rows * channels, out.requantization, out.codes);
-    }
   }
 
  private:
@@ -300,12 +288,14 @@ class QuantizedMatMulOp : public Int8OpBase {
     const int64_t m = x.dim_size(0), k = x.dim_size(1), n = filter.dim_size(1);
     const TensorShape out_shape({m, n});
     Int8Epilogue epilogue;
-    GRT_RETURN_IF_ERROR(BindEpilogue(*ctx, out_shape, n, "columns", &epilogue));
+    Int8Output output;
+    GRT_RETURN_IF_ERROR(BindEpilogue(*ctx, out_shape, n, "columns", &epilogue, &output));
     Tensor* out = nullptr;
     GRT_RETURN_IF_ERROR(ctx->allocate_output(kOutput, out_shape, &out));
     if (out->NumElements() == 0) return Status::OK();
+    SetOutput(out, &output);
     if (k == 0) {
-      ZeroProduct(epilogue, m, n, OutputOf(out));
+      Int8ZeroProduct(m, n, epilogue, output);
       return Status::OK();
     }
     std::unique_ptr<Int8Weights> scratch;
@@ -313,7 +303,7 @@ class QuantizedMatMulOp : public Int8OpBase {
     ScratchBuffer<uint8_t> codes(CodesScratch(x));
     ActivationQuantization q;
     const uint8_t* a = InputCodes(*ctx, x, codes.get(), &q);
-    Int8MatMul(ctx->device(), a, m, q, *weights, epilogue, OutputOf(out));
+    Int8MatMul(ctx->device(), a, m, q, *weights, epilogue, output);
     return Status::OK();
   }
 };
@@ -383,13 +373,15 @@ class QuantizedConv2DOp : public Int8OpBase {
     const int64_t n = filter.dim_size(3);
     const TensorShape out_shape({g.batch, g.out_rows, g.out_cols, n});
     Int8Epilogue epilogue;
-    GRT_RETURN_IF_ERROR(BindEpilogue(*ctx, out_shape, n, "channels", &epilogue));
+    Int8Output output;
+    GRT_RETURN_IF_ERROR(BindEpilogue(*ctx, out_shape, n, "channels", &epilogue, &output));
     Tensor* out = nullptr;
     GRT_RETURN_IF_ERROR(ctx->allocate_output(kOutput, out_shape, &out));
     if (out->NumElements() == 0) return Status::OK();
+    SetOutput(out, &output);
     const int64_t k = g.window_rows * g.window_cols * g.depth;
     if (k == 0) {
-      ZeroProduct(epilogue, out->NumElements() / n, n, OutputOf(out));
+      Int8ZeroProduct(out->NumElements() / n, n, epilogue, output);
       return Status::OK();
     }
     std::unique_ptr<Int8Weights> scratch;
@@ -397,7 +389,7 @@ class QuantizedConv2DOp : public Int8OpBase {
     ScratchBuffer<uint8_t> codes(CodesScratch(input));
     ActivationQuantization q;
     const uint8_t* in = InputCodes(*ctx, input, codes.get(), &q);
-    Int8Conv2D(ctx->device(), g, in, q, *weights, epilogue, OutputOf(out));
+    Int8Conv2D(ctx->device(), g, in, q, *weights, epilogue, output);
     return Status::OK();
   }
 
@@ -467,13 +459,15 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
     const int64_t channels = g.depth;
     const TensorShape out_shape({g.batch, g.out_rows, g.out_cols, channels});
     Int8Epilogue epilogue;
-    GRT_RETURN_IF_ERROR(BindEpilogue(*ctx, out_shape, channels, "channels", &epilogue));
+    Int8Output output;
+    GRT_RETURN_IF_ERROR(BindEpilogue(*ctx, out_shape, channels, "channels", &epilogue, &output));
     std::vector<float> scale_w;
     GRT_RETURN_IF_ERROR(
         FilterScales(ctx->input(kInputMin), ctx->input(kInputMax), channels, &scale_w));
     Tensor* out = nullptr;
     GRT_RETURN_IF_ERROR(ctx->allocate_output(kOutput, out_shape, &out));
     if (out->NumElements() == 0) return Status::OK();
+    SetOutput(out, &output);
 
     // The input as codes less the zero point, and the filter, both int16.
     const int64_t n = input.NumElements();
@@ -489,20 +483,18 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
     const std::vector<int16_t> zeros(static_cast<size_t>(channels), 0);
     const QGemmIsa isa = ActiveQGemmIsa();
 
-    const Int8Output output = OutputOf(out);
     const int64_t rows = g.batch * g.out_rows;
     ParallelFor(
         ctx->device(), rows, g.out_cols * taps * channels, [&](int64_t first, int64_t last) {
           std::vector<const int16_t*> srcs(static_cast<size_t>(taps));
           std::vector<const int16_t*> w(static_cast<size_t>(taps));
           for (int64_t t = 0; t < taps; ++t) w[t] = weights.data() + t * channels;
-          std::vector<int32_t> acc(static_cast<size_t>(channels));
+          // One output row's sums, then its output stage.
           const int64_t row_values = g.out_cols * channels;
-          std::vector<float> scratch(output.codes == nullptr ? 0 : row_values);
+          std::vector<int32_t> acc(static_cast<size_t>(row_values));
+          std::vector<float> scratch(output.codes != nullptr && epilogue ? row_values : 0);
           for (int64_t row = first; row < last; ++row) {
             const int64_t b = row / g.out_rows, oh = row % g.out_rows;
-            float* out_row =
-                output.codes == nullptr ? output.values + row * row_values : scratch.data();
             for (int64_t ow = 0; ow < g.out_cols; ++ow) {
               const int64_t ih0 = oh * g.stride_rows - g.pad_top;
               const int64_t iw0 = ow * g.stride_cols - g.pad_left;
@@ -515,19 +507,11 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
                                    : zeros.data();
                 }
               }
-              Int8TapSum(isa, srcs.data(), w.data(), taps, channels, acc.data());
-              float* px = out_row + ow * channels;
-              for (int64_t c = 0; c < channels; ++c) {
-                px[c] = static_cast<float>(acc[c]) * multipliers[c];
-              }
+              Int8TapSum(isa, srcs.data(), w.data(), taps, channels, acc.data() + ow * channels);
             }
-            if (epilogue) {
-              epilogue(row * g.out_cols, g.out_cols, 0, channels, out_row, channels);
-            }
-            if (output.codes != nullptr) {
-              QuantizeMinFirstBlock(out_row, row_values, output.requantization,
-                                    output.codes + row * row_values);
-            }
+            Int8FinishBlock(isa, acc.data(), channels, row * g.out_cols, g.out_cols, 0, channels,
+                            channels, nullptr, multipliers.data(), epilogue, output,
+                            scratch.data());
           }
         });
     return Status::OK();

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "runtime/core/str_util.h"
+#include "runtime/kernels/cpu/int8_output.h"
 #include "runtime/kernels/cpu/nn_util.h"
 #include "runtime/kernels/cpu/quantization_util.h"
 
@@ -133,23 +135,6 @@ void QuantizeBlockMinFirst(const float* x, int64_t n, float range_scale, int32_t
   for (; i < n; ++i) {
     const float r = std::round(x[i] * range_scale) - static_cast<float>(min_scaled);
     StoreCode(!(r >= 0.0f) ? 0 : (r >= 255.0f ? 255 : static_cast<uint8_t>(r)), center, out + i);
-  }
-}
-
-// out[r, j] = float(acc[r, j] - offsets[j]) * multipliers[j] for `rows` rows of `cols`.
-void OutputStage(const int32_t* acc, int64_t lda, int64_t rows, int64_t cols,
-                 const int32_t* offsets, const float* multipliers, float* out, int64_t ldo) {
-  for (int64_t r = 0; r < rows; ++r) {
-    const int32_t* a = acc + r * lda;
-    float* o = out + r * ldo;
-    int64_t j = 0;
-    for (; j + 4 <= cols; j += 4) {
-      const __m128i d =
-          _mm_sub_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + j)),
-                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(offsets + j)));
-      _mm_storeu_ps(o + j, _mm_mul_ps(_mm_cvtepi32_ps(d), _mm_loadu_ps(multipliers + j)));
-    }
-    for (; j < cols; ++j) o[j] = static_cast<float>(a[j] - offsets[j]) * multipliers[j];
   }
 }
 
@@ -315,6 +300,54 @@ ActivationQuantization QuantizeActivationsMinFirst(const Device* device, const f
   return QuantizeActivationsMinFirstTo(device, x, n, range_min, range_max, centered);
 }
 
+void Int8FinishBlock(QGemmIsa isa, const int32_t* acc, int64_t ld_acc, int64_t row, int64_t rows,
+                     int64_t col, int64_t cols, int64_t n, const int32_t* offsets,
+                     const float* multipliers, const Int8Epilogue& epilogue, const Int8Output& out,
+                     float* scratch) {
+  Int8OutputArgs args;
+  args.acc = acc;
+  args.ld_acc = ld_acc;
+  args.rows = rows;
+  args.cols = cols;
+  args.offsets = offsets;
+  args.multipliers = multipliers;
+  args.lower = -std::numeric_limits<float>::infinity();
+  args.upper = std::numeric_limits<float>::infinity();
+  if (epilogue) {
+    // A general epilogue runs on the float values: in the output, or in scratch before the codes.
+    int64_t ldo = cols;
+    float* values = BlockValues(out, row, col, n, scratch, &ldo);
+    args.values = values;
+    args.ld_out = ldo;
+    Int8OutputRows(isa, args);
+    epilogue(row, rows, col, cols, values, ldo);
+    FinishBlock(out, row, rows, col, cols, n, values, ldo);
+    return;
+  }
+  args.bias = out.bias == nullptr ? nullptr : out.bias + col;
+  args.addend = out.addend == nullptr ? nullptr : out.addend + row * n + col;
+  args.ld_addend = n;
+  args.lower = out.lower;
+  args.upper = out.upper;
+  args.ld_out = n;
+  if (out.codes != nullptr) {
+    args.codes = out.codes + row * n + col;
+    args.range_scale = out.requantization.range_scale;
+    args.min_scaled = out.requantization.min_scaled;
+  } else {
+    args.values = out.values + row * n + col;
+  }
+  Int8OutputRows(isa, args);
+}
+
+void Int8ZeroProduct(int64_t rows, int64_t n, const Int8Epilogue& epilogue, const Int8Output& out) {
+  const std::vector<int32_t> zeros(static_cast<size_t>(rows * n), 0);
+  const std::vector<float> ones(static_cast<size_t>(n), 1.0f);
+  std::vector<float> scratch(static_cast<size_t>(rows * n));
+  Int8FinishBlock(QGemmIsa::kBaseline, zeros.data(), n, 0, rows, 0, n, n, nullptr, ones.data(),
+                  epilogue, out, scratch.data());
+}
+
 StatusOr<std::unique_ptr<Int8Weights>> Int8Weights::Make(QGemmIsa isa, const int8_t* b, int64_t k,
                                                          int64_t n, const Tensor& min,
                                                          const Tensor& max, bool per_column,
@@ -387,19 +420,16 @@ void Int8MatMul(const Device* device, const uint8_t* a, int64_t m, const Activat
               [&](int64_t first, int64_t last) {
                 const size_t block = static_cast<size_t>(rows_per_task * cols_per_task);
                 std::vector<int32_t> acc(block);
-                std::vector<float> scratch(out.codes == nullptr ? 0 : block);
+                std::vector<float> scratch(out.codes != nullptr && epilogue ? block : 0);
                 for (int64_t t = first; t < last; ++t) {
                   const int64_t r0 = (t / col_tasks) * rows_per_task;
                   const int64_t j0 = (t % col_tasks) * cols_per_task;
                   const int64_t rows = std::min(rows_per_task, m - r0);
                   const int64_t cols = std::min(cols_per_task, n - j0);
                   QGemm(w.packed(), rows, a + r0 * k, k, acc.data(), cols, j0, cols);
-                  int64_t ldo = cols;
-                  float* o = BlockValues(out, r0, j0, n, scratch.data(), &ldo);
-                  OutputStage(acc.data(), cols, rows, cols, factors.offsets.data() + j0,
-                              factors.multipliers.data() + j0, o, ldo);
-                  if (epilogue) epilogue(r0, rows, j0, cols, o, ldo);
-                  FinishBlock(out, r0, rows, j0, cols, n, o, ldo);
+                  Int8FinishBlock(w.packed().isa(), acc.data(), cols, r0, rows, j0, cols, n,
+                                  factors.offsets.data() + j0, factors.multipliers.data() + j0,
+                                  epilogue, out, scratch.data());
                 }
               });
 }
@@ -425,7 +455,8 @@ void Int8Conv2D(const Device* device, const Window2D& g, const uint8_t* in,
   ParallelFor(device, tasks, per_task * n * k / 8, [&](int64_t first, int64_t last) {
     std::unique_ptr<uint8_t[]> patches(direct ? nullptr : new uint8_t[per_task * k]);
     std::vector<int32_t> acc(static_cast<size_t>(per_task * n));
-    std::vector<float> scratch(out.codes == nullptr ? 0 : static_cast<size_t>(per_task * n));
+    std::vector<float> scratch(out.codes != nullptr && epilogue ? static_cast<size_t>(per_task * n)
+                                                                : 0);
     for (int64_t t = first; t < last; ++t) {
       const int64_t p0 = t * per_task;
       const int64_t count = std::min(per_task, pixels - p0);
@@ -435,12 +466,8 @@ void Int8Conv2D(const Device* device, const Window2D& g, const uint8_t* in,
         a = patches.get();
       }
       QGemm(w.packed(), count, a, k, acc.data(), n);
-      int64_t ldo = n;
-      float* o = BlockValues(out, p0, 0, n, scratch.data(), &ldo);
-      OutputStage(acc.data(), n, count, n, factors.offsets.data(), factors.multipliers.data(), o,
-                  ldo);
-      if (epilogue) epilogue(p0, count, 0, n, o, ldo);
-      FinishBlock(out, p0, count, 0, n, n, o, ldo);
+      Int8FinishBlock(w.packed().isa(), acc.data(), n, p0, count, 0, n, n, factors.offsets.data(),
+                      factors.multipliers.data(), epilogue, out, scratch.data());
     }
   });
 }

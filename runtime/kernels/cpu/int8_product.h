@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -132,6 +133,10 @@ using Int8Epilogue = std::function<void(int64_t row, int64_t rows, int64_t col, 
 // with `codes` set, QuantizeV2's MIN_FIRST codes of those values in `requantization`'s range,
 // made from each block while it is in cache, so that the next int8 op reads the codes without a
 // float tensor in between. Either way the epilogue runs on float values first.
+//
+// Without a general Int8Epilogue, the output stage runs the epilogue itself where it needs no more
+// than `bias` (one value per column), `addend` (the output's shape) and the clamp of Relu or
+// Relu6 (int8_output.h): the sums become values or codes in one pass.
 struct Int8Output {
   static Int8Output Values(float* values) {
     Int8Output out;
@@ -142,7 +147,24 @@ struct Int8Output {
   float* values = nullptr;
   uint8_t* codes = nullptr;
   MinFirstCodes requantization;
+  const float* bias = nullptr;
+  const float* addend = nullptr;
+  float lower = -std::numeric_limits<float>::infinity();
+  float upper = std::numeric_limits<float>::infinity();
 };
+
+// Finishes the block of rows [row, row + rows) and columns [col, col + cols) of an n-column
+// output from its int32 sums (row stride ld_acc): float(acc - offsets[j]) * multipliers[j]
+// (offsets may be null; both start at column col), then `epilogue` where there is one, else
+// out's own, into `out`. `scratch` holds rows * cols floats where out holds codes and epilogue is
+// not empty.
+void Int8FinishBlock(QGemmIsa isa, const int32_t* acc, int64_t ld_acc, int64_t row, int64_t rows,
+                     int64_t col, int64_t cols, int64_t n, const int32_t* offsets,
+                     const float* multipliers, const Int8Epilogue& epilogue, const Int8Output& out,
+                     float* scratch);
+
+// The output of a product without terms (k == 0) over `rows` rows of n columns: every sum 0.
+void Int8ZeroProduct(int64_t rows, int64_t n, const Int8Epilogue& epilogue, const Int8Output& out);
 
 // out (m x n) = the output stage of a (m x k uint8, row stride k, quantized as `q`) times w.
 // REQUIRES: w.k() == k.

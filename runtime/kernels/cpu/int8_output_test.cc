@@ -1,0 +1,121 @@
+#include "runtime/kernels/cpu/int8_output.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "runtime/core/str_util.h"
+
+namespace graphrt {
+namespace {
+
+// Every path gives the reference loop's bits, values and codes alike: with and without offsets,
+// bias and addend, for no activation, Relu and Relu6, on widths with vector tails, and with NaN
+// and infinities in the bias and addend (NaN passes the clamp as a value and is code 0).
+TEST(Int8Output, EveryPathMatchesTheReference) {
+  const float inf = std::numeric_limits<float>::infinity();
+  struct Clamp {
+    float lower, upper;
+  };
+  const Clamp clamps[] = {{-inf, inf}, {0.0f, inf}, {0.0f, 6.0f}};
+  std::mt19937 gen(5);
+  std::uniform_int_distribution<int32_t> sums(-40000, 40000);
+  std::uniform_real_distribution<float> reals(-1.0f, 1.0f);
+  int runs = 0;
+  for (QGemmIsa isa : {QGemmIsa::kBaseline, QGemmIsa::kAvx2, QGemmIsa::kAvx512}) {
+    if (!QGemmIsaRuns(isa)) continue;
+    for (int64_t cols : {1, 3, 4, 15, 16, 17, 37, 64}) {
+      const int64_t rows = 5, ld = cols + 3;
+      std::vector<int32_t> acc(static_cast<size_t>(rows * ld)), offsets(cols);
+      std::vector<float> multipliers(cols), bias(cols), addend(static_cast<size_t>(rows * ld));
+      for (int32_t& a : acc) a = sums(gen);
+      for (int32_t& o : offsets) o = sums(gen) / 8;
+      for (float& m : multipliers) m = 1e-4f * (1.0f + reals(gen));
+      for (float& b : bias) b = 2.0f * reals(gen);
+      for (float& a : addend) a = 3.0f * reals(gen);
+      bias[0] = std::nanf("");
+      addend[ld + cols - 1] = inf;
+      addend[2 * ld] = -inf;
+      for (int variant = 0; variant < 8; ++variant) {
+        for (const Clamp& clamp : clamps) {
+          for (bool codes : {false, true}) {
+            Int8OutputArgs args;
+            args.acc = acc.data();
+            args.ld_acc = ld;
+            args.rows = rows;
+            args.cols = cols;
+            args.offsets = (variant & 1) ? offsets.data() : nullptr;
+            args.multipliers = multipliers.data();
+            args.bias = (variant & 2) ? bias.data() : nullptr;
+            args.addend = (variant & 4) ? addend.data() : nullptr;
+            args.ld_addend = ld;
+            args.lower = clamp.lower;
+            args.upper = clamp.upper;
+            args.ld_out = ld;
+            args.range_scale = static_cast<float>(255.0 / (clamp.upper == 6.0f ? 6.0 : 9.0));
+            args.min_scaled = clamp.lower == 0.0f ? 0 : -97;
+            std::vector<float> want_values(static_cast<size_t>(rows * ld), 0.5f);
+            std::vector<float> got_values = want_values;
+            std::vector<uint8_t> want_codes(static_cast<size_t>(rows * ld), 7);
+            std::vector<uint8_t> got_codes = want_codes;
+            Int8OutputArgs want = args, got = args;
+            if (codes) {
+              want.codes = want_codes.data();
+              got.codes = got_codes.data();
+            } else {
+              want.values = want_values.data();
+              got.values = got_values.data();
+            }
+            Int8OutputRowsReference(want);
+            Int8OutputRows(isa, got);
+            SCOPED_TRACE(StrCat(QGemmIsaName(isa), " cols ", cols, " variant ", variant, " clamp [",
+                                clamp.lower, ", ", clamp.upper, "]", codes ? " codes" : ""));
+            if (codes) {
+              EXPECT_EQ(got_codes, want_codes);
+            } else {
+              EXPECT_EQ(std::memcmp(got_values.data(), want_values.data(),
+                                    got_values.size() * sizeof(float)),
+                        0);
+            }
+            ++runs;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(runs, 8 * 8 * 3 * 2);  // the baseline path at least
+}
+
+// The codes are QuantizeV2's: round half away from zero at exact ties, 0 below the range and 255
+// above it.
+TEST(Int8Output, CodesRoundHalfAwayFromZero) {
+  // v = acc * 0.5 with range_scale 1 and min_scaled -10: code = round(acc / 2) + 10.
+  std::vector<int32_t> acc = {-21, -20, -19, 1, 2, 3, 489, 490, 491, 600, -600, 5, 7, 9, 11, 13};
+  std::vector<float> multipliers(acc.size(), 0.5f);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (QGemmIsa isa : {QGemmIsa::kBaseline, QGemmIsa::kAvx2, QGemmIsa::kAvx512}) {
+    if (!QGemmIsaRuns(isa)) continue;
+    std::vector<uint8_t> codes(acc.size());
+    Int8OutputArgs args;
+    args.acc = acc.data();
+    args.rows = 1;
+    args.cols = static_cast<int64_t>(acc.size());
+    args.multipliers = multipliers.data();
+    args.lower = -inf;
+    args.upper = inf;
+    args.codes = codes.data();
+    args.range_scale = 1.0f;
+    args.min_scaled = -10;
+    Int8OutputRows(isa, args);
+    const std::vector<uint8_t> want = {0,   0,   0, 11, 11, 12, 255, 255,
+                                       255, 255, 0, 13, 14, 15, 16,  17};
+    EXPECT_EQ(codes, want) << QGemmIsaName(isa);
+  }
+}
+
+}  // namespace
+}  // namespace graphrt

@@ -1,0 +1,51 @@
+// Int8OutputRows (int8_output.h) for AVX-512: sixteen lanes.
+#include <immintrin.h>
+
+// GCC 12 takes the _mm512_undefined_* operands of the masked forms inside these intrinsics for
+// uninitialized values (a false positive of its own headers).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include "runtime/kernels/cpu/int8_output.h"
+
+namespace graphrt {
+namespace isa {
+namespace avx512 {
+namespace {
+namespace int8_output {
+
+using V = __m512;
+using VI = __m512i;
+constexpr int64_t kLanes = 16;
+
+inline V LoadF(const float* p) { return _mm512_loadu_ps(p); }
+inline VI LoadI(const int32_t* p) { return _mm512_loadu_si512(p); }
+inline void StoreF(float* p, V v) { _mm512_storeu_ps(p, v); }
+inline V BroadcastF(float x) { return _mm512_set1_ps(x); }
+inline VI BroadcastI(int32_t x) { return _mm512_set1_epi32(x); }
+inline V ToFloat(VI x) { return _mm512_cvtepi32_ps(x); }
+inline VI Truncate(V x) { return _mm512_cvttps_epi32(x); }
+inline VI AddI(VI a, VI b) { return _mm512_add_epi32(a, b); }
+inline VI SubI(VI a, VI b) { return _mm512_sub_epi32(a, b); }
+inline V AddF(V a, V b) { return _mm512_add_ps(a, b); }
+inline V SubF(V a, V b) { return _mm512_sub_ps(a, b); }
+inline V MulF(V a, V b) { return _mm512_mul_ps(a, b); }
+inline V MaxF(V a, V b) { return _mm512_max_ps(a, b); }
+inline V MinF(V a, V b) { return _mm512_min_ps(a, b); }
+inline VI AtLeast(V x, V y) { return _mm512_movm_epi32(_mm512_cmp_ps_mask(x, y, _CMP_GE_OQ)); }
+inline VI AtMost(V x, V y) { return _mm512_movm_epi32(_mm512_cmp_ps_mask(x, y, _CMP_LE_OQ)); }
+inline void StoreCodes(uint8_t* out, VI v) {
+  // Unsigned saturation after the negative values are taken to 0.
+  const __m128i codes = _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, _mm512_setzero_si512()));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), codes);
+}
+
+}  // namespace int8_output
+}  // namespace
+
+#include "runtime/kernels/cpu/isa/int8_output_kernel.inc"
+
+}  // namespace avx512
+}  // namespace isa
+}  // namespace graphrt
