@@ -9,6 +9,7 @@
 
 #include "formats/file_util.h"
 #include "formats/graph_def.h"
+#include "runtime/core/attr_util.h"
 #include "tests/fixture_util.h"
 
 namespace graphrt {
@@ -164,6 +165,45 @@ TEST(SessionTest, ExtendAddsNodes) {
   std::vector<Tensor> out;
   ASSERT_TRUE(session->Run({{"x", Matrix({1, 0}, 1, 2)}}, {"zz"}, {}, &out).ok());
   EXPECT_EQ(out[0].data<float>()[0], 2.0f);
+}
+
+// A frozen graph's weights are held once: the plans of different requests, and a graph added by
+// Extend, hand out the same buffer for a large Const, after the caller's GraphDef is gone.
+TEST(SessionTest, LargeConstValuesAreSharedByEveryPlan) {
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(NewSession(SessionOptions(), &session).ok());
+  {
+    GraphDef g;
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "y" op: "Add" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } } }
+)",
+                                                              &g));
+    ::tensorflow::NodeDef* w = g.add_node();
+    w->set_name("w");
+    w->set_op("Const");
+    SetNodeAttr(w, "dtype", ::tensorflow::DT_FLOAT);
+    std::vector<float> values(512);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+    SetNodeAttr(w, "value", Tensor::Vector<float>(values));
+    ASSERT_TRUE(session->Create(g).ok());
+  }
+  std::vector<Tensor> first, second, third;
+  ASSERT_TRUE(session->Run({}, {"w:0"}, {}, &first).ok());
+  Status s = session->Run({{"x", Tensor::Scalar<float>(1)}}, {"y:0", "w:0"}, {}, &second);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(second[0].data<float>()[511], 512.0f);
+  EXPECT_EQ(first[0].data<float>()[511], 511.0f);
+  EXPECT_TRUE(first[0].SharesBufferWith(second[1]));
+
+  GraphDef more;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"(node { name: "v" op: "Neg" input: "w" attr { key: "T" value { type: DT_FLOAT } } })",
+      &more));
+  ASSERT_TRUE(session->Extend(more).ok());
+  ASSERT_TRUE(session->Run({}, {"w:0", "v:0"}, {}, &third).ok());
+  EXPECT_TRUE(first[0].SharesBufferWith(third[0]));
+  EXPECT_EQ(third[1].data<float>()[3], -3.0f);
 }
 
 TEST(SessionTest, BadGraphsAreRejectedAtCreate) {

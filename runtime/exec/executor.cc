@@ -231,9 +231,11 @@ Status Executor::Impl::Initialize() {
       return NotFound("Op type not registered '", n->op(), "' in binary (graphrt), used by node ",
                       n->name());
     }
-    GRT_ASSIGN_OR_RETURN(item.kernel, KernelRegistry::Global()->CreateKernel(
-                                          item.device->device_type(), n->def(), item.device,
-                                          options.functions, ConstantInputs(*n, options.devices)));
+    const Tensor* const_value = n->const_value().IsInitialized() ? &n->const_value() : nullptr;
+    GRT_ASSIGN_OR_RETURN(item.kernel,
+                         KernelRegistry::Global()->CreateKernel(
+                             item.device->device_type(), n->def(), item.device, options.functions,
+                             ConstantInputs(*n, options.devices), const_value));
     item.num_inputs = n->num_inputs();
     item.num_outputs = n->num_outputs();
     item.is_merge = n->IsMerge();

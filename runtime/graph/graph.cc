@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <deque>
 
+#include <google/protobuf/unknown_field_set.h>
+
 #include "runtime/core/attr_util.h"
 #include "runtime/ops/op_registry.h"
 
@@ -58,6 +60,54 @@ Status PlaceholderShape(const ::tensorflow::NodeDef& def, int producer, PartialT
     *shape = PartialTensorShape();
   }
   return Status::OK();
+}
+
+namespace {
+constexpr size_t kConstValueBesideBytes = 1024;
+}  // namespace
+
+bool HoldsConstValueBeside(const Tensor& value) {
+  return value.IsInitialized() && !value.in_device_memory() && IsPodType(value.dtype()) &&
+         value.TotalBytes() >= kConstValueBesideBytes;
+}
+
+void SeparateConstValues(const ::tensorflow::GraphDef& def, ::tensorflow::GraphDef* out,
+                         ConstValues* values) {
+  out->Clear();
+  if (def.has_versions()) *out->mutable_versions() = def.versions();
+  *out->mutable_library() = def.library();
+  out->mutable_node()->Reserve(def.node_size());
+  for (const ::tensorflow::NodeDef& node : def.node()) {
+    ::tensorflow::NodeDef* copy = out->add_node();
+    auto it = node.attr().find("value");
+    // Only bytes in tensor_content are worth it: a value written as a few *_val entries is small
+    // in the NodeDef however large it decodes.
+    if (node.op() != "Const" || it == node.attr().end() || !it->second.has_tensor() ||
+        it->second.tensor().tensor_content().size() < kConstValueBesideBytes) {
+      *copy = node;
+      continue;
+    }
+    StatusOr<Tensor> value = Tensor::FromProto(it->second.tensor());
+    if (!value.ok() || !HoldsConstValueBeside(*value)) {
+      *copy = node;
+      continue;
+    }
+    // Field by field, so that the value's bytes are never copied.
+    copy->set_name(node.name());
+    copy->set_op(node.op());
+    *copy->mutable_input() = node.input();
+    copy->set_device(node.device());
+    if (node.has_experimental_debug_info()) {
+      *copy->mutable_experimental_debug_info() = node.experimental_debug_info();
+    }
+    if (node.has_experimental_type()) *copy->mutable_experimental_type() = node.experimental_type();
+    copy->GetReflection()->MutableUnknownFields(copy)->MergeFrom(
+        node.GetReflection()->GetUnknownFields(node));
+    for (const auto& [name, attr] : node.attr()) {
+      if (name != "value") (*copy->mutable_attr())[name] = attr;
+    }
+    (*values)[node.name()] = *std::move(value);
+  }
 }
 
 Graph::Graph() { versions_.set_producer(0); }
@@ -128,7 +178,8 @@ std::vector<Node*> Graph::nodes() const {
   return out;
 }
 
-StatusOr<std::unique_ptr<Graph>> Graph::FromGraphDef(const ::tensorflow::GraphDef& def) {
+StatusOr<std::unique_ptr<Graph>> Graph::FromGraphDef(const ::tensorflow::GraphDef& def,
+                                                     const ConstValues* values) {
   auto graph = std::make_unique<Graph>();
   *graph->mutable_library() = def.library();
   if (def.has_versions()) graph->versions_ = def.versions();
@@ -138,6 +189,10 @@ StatusOr<std::unique_ptr<Graph>> Graph::FromGraphDef(const ::tensorflow::GraphDe
     ::tensorflow::NodeDef upgraded = node_def;
     UpgradeLegacyPlaceholderShape(graph->versions_.producer(), &upgraded);
     GRT_ASSIGN_OR_RETURN(Node * node, graph->AddNode(std::move(upgraded)));
+    if (values != nullptr && node->op() == "Const" && node->def().attr().count("value") == 0) {
+      auto it = values->find(node->name());
+      if (it != values->end()) node->const_value_ = it->second;
+    }
     nodes.push_back(node);
   }
   // Output counts of unknown ops come from what their consumers name.
@@ -221,6 +276,9 @@ void Graph::ToGraphDef(::tensorflow::GraphDef* def) const {
     ::tensorflow::NodeDef* out = def->add_node();
     *out = node->def();
     out->clear_input();
+    if (node->const_value().IsInitialized() && out->attr().count("value") == 0) {
+      SetNodeAttr(out, "value", node->const_value());
+    }
     std::vector<const Edge*> data(static_cast<size_t>(node->num_inputs()), nullptr);
     std::vector<std::string> controls;
     for (const Edge* e : node->in_edges()) {

@@ -14,6 +14,7 @@
 #include "node_def.pb.h"
 #include "op_def.pb.h"
 #include "runtime/core/status.h"
+#include "runtime/core/tensor.h"
 #include "runtime/core/tensor_shape.h"
 #include "runtime/core/types.h"
 
@@ -51,6 +52,12 @@ class Node {
   // The data edge into input slot i, or null.
   const Edge* input_edge(int i) const;
 
+  // A Const node's value when it is held here instead of in the NodeDef, which then has no
+  // "value" attr (see SeparateConstValues); uninitialized otherwise. Copies of it share the
+  // buffer, so nothing may write into it.
+  const Tensor& const_value() const { return const_value_; }
+  void set_const_value(Tensor value) { const_value_ = std::move(value); }
+
   const std::string& requested_device() const { return def_.device(); }
   const std::string& assigned_device() const { return assigned_device_; }
   void set_assigned_device(std::string device) { assigned_device_ = std::move(device); }
@@ -75,6 +82,7 @@ class Node {
   std::vector<Edge*> in_edges_;
   std::vector<Edge*> out_edges_;
   std::string assigned_device_;
+  Tensor const_value_;
 };
 
 // A tensor named as in TensorFlow: "node:index" ("node" means index 0).
@@ -95,6 +103,20 @@ void UpgradeLegacyPlaceholderShape(int producer, ::tensorflow::NodeDef* def);
 // The `shape` attr of a placeholder node as TensorFlow reads it in a graph of `producer`.
 Status PlaceholderShape(const ::tensorflow::NodeDef& def, int producer, PartialTensorShape* shape);
 
+// Large Const values decoded once and held beside a GraphDef, by node name. A Session keeps its
+// graph so: each plan's graph, Const kernels included, then shares one buffer per weight instead
+// of copying a frozen graph's tensor_content into every NodeDef and kernel along the way.
+using ConstValues = std::unordered_map<std::string, Tensor>;
+
+// Whether a Const value is held beside its NodeDef: plain-old-data elements, at least 1 KiB.
+bool HoldsConstValueBeside(const Tensor& value);
+
+// Copies `def` into `*out`, leaving out the "value" attr of each Const node whose value
+// HoldsConstValueBeside; those values go into `*values`, decoded. A value that does not decode
+// stays in its attr, so that its error shows where it did before.
+void SeparateConstValues(const ::tensorflow::GraphDef& def, ::tensorflow::GraphDef* out,
+                         ConstValues* values);
+
 class Graph {
  public:
   Graph();
@@ -104,7 +126,9 @@ class Graph {
 
   // Builds the graph. Ops the registry does not know are accepted (their output count is taken
   // from the largest output index any consumer names; dtypes unknown). Errors name the node.
-  static StatusOr<std::unique_ptr<Graph>> FromGraphDef(const ::tensorflow::GraphDef& def);
+  // A Const node without a "value" attr takes its value from `values` (see SeparateConstValues).
+  static StatusOr<std::unique_ptr<Graph>> FromGraphDef(const ::tensorflow::GraphDef& def,
+                                                       const ConstValues* values = nullptr);
 
   // Adds a node (attr defaults filled, dtypes resolved); no edges.
   StatusOr<Node*> AddNode(::tensorflow::NodeDef def);
@@ -127,7 +151,8 @@ class Graph {
   ::tensorflow::FunctionDefLibrary* mutable_library() { return &library_; }
   const ::tensorflow::VersionDef& versions() const { return versions_; }
 
-  // The graph as a GraphDef (node inputs rebuilt from the edges).
+  // The graph as a GraphDef (node inputs rebuilt from the edges; Const values held beside their
+  // NodeDefs written back into the "value" attrs).
   void ToGraphDef(::tensorflow::GraphDef* def) const;
 
  private:

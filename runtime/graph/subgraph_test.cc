@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 #include <google/protobuf/text_format.h>
+#include <google/protobuf/util/message_differencer.h>
+
+#include "runtime/core/attr_util.h"
 
 namespace graphrt {
 namespace {
@@ -112,6 +115,79 @@ versions { producer: )",
     ASSERT_TRUE(RewriteGraphForCall(graph.get(), {"x:0"}, {"y:0"}, {}, &sig).ok());
     EXPECT_EQ(sig.feed_shapes[0].DebugString(), producer <= 21 ? "<unknown>" : "[]") << producer;
   }
+}
+
+// A graph with a large Const (w, 300 floats in tensor_content), a small one (b) and a consumer.
+::tensorflow::GraphDef GraphWithLargeConst() {
+  ::tensorflow::GraphDef def;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
+node { name: "b" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } }
+                                            float_val: 1 float_val: 2 } } } }
+node { name: "y" op: "Identity" input: "w" input: "^b" device: "/cpu:0"
+       attr { key: "T" value { type: DT_FLOAT } } }
+versions { producer: 27 }
+)",
+                                                            &def));
+  std::vector<float> values(300);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = 0.5f * static_cast<float>(i);
+  ::tensorflow::NodeDef* w = def.add_node();
+  w->set_name("w");
+  w->set_op("Const");
+  w->set_device("/cpu:0");
+  w->mutable_experimental_debug_info()->add_original_node_names("w_before");
+  SetNodeAttr(w, "dtype", ::tensorflow::DT_FLOAT);
+  SetNodeAttr(w, "value", Tensor::Vector<float>(values).Reshaped(TensorShape({3, 100})));
+  return def;
+}
+
+// A session keeps large Const values beside its NodeDefs: each graph built from them shares the
+// one decoded buffer, and writing the graph back gives the original NodeDefs.
+TEST(ConstValuesTest, LargeValuesAreHeldOnceBesideTheNodeDefs) {
+  const ::tensorflow::GraphDef def = GraphWithLargeConst();
+  ::tensorflow::GraphDef light;
+  ConstValues values;
+  SeparateConstValues(def, &light, &values);
+  ASSERT_EQ(values.size(), 1u);
+  const Tensor& w = values.at("w");
+  EXPECT_EQ(w.shape().DebugString(), "[3,100]");
+  EXPECT_EQ(w.data<float>()[299], 149.5f);
+  ASSERT_EQ(light.node_size(), 3);
+  EXPECT_EQ(light.node(2).attr().count("value"), 0u);
+  EXPECT_EQ(light.node(2).experimental_debug_info().original_node_names(0), "w_before");
+  EXPECT_EQ(light.node(0).attr().count("value"), 1u);  // b is small: it stays in its attr
+  EXPECT_LT(light.ByteSizeLong(), 1024u);
+
+  StatusOr<std::unique_ptr<Graph>> first = Graph::FromGraphDef(light, &values);
+  ASSERT_TRUE(first.ok()) << first.status();
+  StatusOr<std::unique_ptr<Graph>> second = Graph::FromGraphDef(light, &values);
+  ASSERT_TRUE(second.ok()) << second.status();
+  const Node* w1 = (*first)->FindNode("w");
+  const Node* w2 = (*second)->FindNode("w");
+  EXPECT_TRUE(w1->const_value().SharesBufferWith(w));
+  EXPECT_TRUE(w2->const_value().SharesBufferWith(w));
+  EXPECT_FALSE((*first)->FindNode("b")->const_value().IsInitialized());
+
+  ::tensorflow::GraphDef back;
+  (*first)->ToGraphDef(&back);
+  ASSERT_EQ(back.node_size(), def.node_size());
+  for (int i = 0; i < def.node_size(); ++i) {
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(back.node(i), def.node(i)))
+        << back.node(i).DebugString();
+  }
+}
+
+// A value that does not decode stays in its attr, so that building a kernel for it reports the
+// error as before.
+TEST(ConstValuesTest, ValueThatDoesNotDecodeStaysInTheNodeDef) {
+  ::tensorflow::GraphDef def = GraphWithLargeConst();
+  ::tensorflow::TensorProto* w = (*def.mutable_node(2)->mutable_attr())["value"].mutable_tensor();
+  w->mutable_tensor_content()->resize(1100);  // not 300 floats
+  ::tensorflow::GraphDef light;
+  ConstValues values;
+  SeparateConstValues(def, &light, &values);
+  EXPECT_TRUE(values.empty());
+  EXPECT_EQ(light.node(2).attr().at("value").tensor().tensor_content().size(), 1100u);
 }
 
 }  // namespace

@@ -251,16 +251,19 @@ std::map<std::string, std::map<std::string, std::set<DataType>>> KernelRegistry:
   return coverage;
 }
 
-StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
-    const std::string& device_type, const ::tensorflow::NodeDef& node, Device* device,
-    FunctionRuntime* functions, std::vector<bool> constant_inputs) const {
+StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(const std::string& device_type,
+                                                                 const ::tensorflow::NodeDef& node,
+                                                                 Device* device,
+                                                                 FunctionRuntime* functions,
+                                                                 std::vector<bool> constant_inputs,
+                                                                 const Tensor* const_value) const {
   GRT_ASSIGN_OR_RETURN(const KernelRegistration* reg, Find(device_type, node));
   const OpRegistration* op = OpRegistry::Global()->Find(node.op());
   if (op == nullptr) return NotFound("Op type not registered '", node.op(), "'");
   std::vector<DataType> inputs, outputs;
   GRT_RETURN_IF_ERROR(InOutTypesForNode(node, op->op_def, &inputs, &outputs));
   OpKernelConstruction construction(node, device, std::move(inputs), std::move(outputs), functions,
-                                    std::move(constant_inputs));
+                                    std::move(constant_inputs), const_value);
   std::unique_ptr<OpKernel> kernel = reg->factory(&construction);
   if (!construction.status().ok()) {
     Status s = construction.status();

@@ -130,7 +130,8 @@ class KernelRegistry {
   StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const std::string& device_type,
                                                    const ::tensorflow::NodeDef& node,
                                                    Device* device, FunctionRuntime* functions,
-                                                   std::vector<bool> constant_inputs = {}) const;
+                                                   std::vector<bool> constant_inputs = {},
+                                                   const Tensor* const_value = nullptr) const;
 
  private:
   std::map<std::string, std::vector<KernelRegistration>> kernels_;

@@ -69,13 +69,15 @@ class OpKernelConstruction {
  public:
   OpKernelConstruction(const ::tensorflow::NodeDef& def, Device* device,
                        std::vector<DataType> input_types, std::vector<DataType> output_types,
-                       FunctionRuntime* functions, std::vector<bool> constant_inputs = {})
+                       FunctionRuntime* functions, std::vector<bool> constant_inputs = {},
+                       const Tensor* const_value = nullptr)
       : def_(def),
         device_(device),
         input_types_(std::move(input_types)),
         output_types_(std::move(output_types)),
         functions_(functions),
-        constant_inputs_(std::move(constant_inputs)) {}
+        constant_inputs_(std::move(constant_inputs)),
+        const_value_(const_value) {}
 
   const ::tensorflow::NodeDef& def() const { return def_; }
   Device* device() const { return device_; }
@@ -88,6 +90,10 @@ class OpKernelConstruction {
   bool input_is_constant(int i) const {
     return i >= 0 && i < static_cast<int>(constant_inputs_.size()) && constant_inputs_[i];
   }
+
+  // A Const node's value held beside its NodeDef (Node::const_value), or null: then it is in
+  // the "value" attr. Sharing it, not copying it, keeps one buffer per weight.
+  const Tensor* const_value() const { return const_value_; }
 
   template <typename T>
   Status GetAttr(const std::string& name, T* value) const {
@@ -108,6 +114,7 @@ class OpKernelConstruction {
   std::vector<DataType> output_types_;
   FunctionRuntime* functions_;
   std::vector<bool> constant_inputs_;
+  const Tensor* const_value_;
   Status status_;
 };
 

@@ -154,8 +154,12 @@ Node* InputNode(const Node* node, int i) {
 bool IsConst(const Node* node, Tensor* value) {
   if (node == nullptr || node->op() != "Const") return false;
   if (value == nullptr) return true;
-  return GetNodeAttr(node->def(), "value", value).ok() && value->IsInitialized() &&
-         !value->in_device_memory();
+  if (node->const_value().IsInitialized()) {
+    *value = node->const_value();
+  } else if (!GetNodeAttr(node->def(), "value", value).ok()) {
+    return false;
+  }
+  return value->IsInitialized() && !value->in_device_memory();
 }
 
 bool IsControlFlow(const Node* node) {
@@ -249,6 +253,11 @@ StatusOr<Node*> AddConst(OptimizerContext* ctx, const std::string& name, const T
   def.set_name(name);
   def.set_op("Const");
   SetNodeAttr(&def, "dtype", value.dtype());
+  if (HoldsConstValueBeside(value)) {
+    GRT_ASSIGN_OR_RETURN(Node * node, AddNodeOnDevice(ctx, std::move(def), device));
+    node->set_const_value(value);
+    return node;
+  }
   SetNodeAttr(&def, "value", value);
   return AddNodeOnDevice(ctx, std::move(def), device);
 }

@@ -30,7 +30,8 @@ bool IsFetched(const Node* node);
 Node* SoleConsumer(const Node* node);
 // The node feeding data input `i`, or null.
 Node* InputNode(const Node* node, int i);
-// Whether `node` is a Const (its value in *value when not null).
+// Whether `node` is a Const (its value in *value when not null; it may share the graph's
+// buffer, so nothing may write into it).
 bool IsConst(const Node* node, Tensor* value = nullptr);
 // Control flow nodes (Switch, Merge, Enter, Exit, NextIteration, LoopCond) whose edges carry
 // deadness and frames: the passes never rewrite around them.

@@ -65,19 +65,33 @@ class DirectSession : public Session {
     std::lock_guard<std::mutex> lock(mu_);
     GRT_RETURN_IF_ERROR(CheckOpen());
     if (has_graph_) return AlreadyExists("A Graph has already been created for this session.");
-    return InstallGraph(graph);
+    auto light = std::make_shared<GraphDef>();
+    auto values = std::make_shared<ConstValues>();
+    SeparateConstValues(graph, light.get(), values.get());
+    return InstallGraph(std::move(light), std::move(values));
   }
 
   Status ExtendUnguarded(const GraphDef& graph) {
     std::lock_guard<std::mutex> lock(mu_);
     GRT_RETURN_IF_ERROR(CheckOpen());
-    if (!has_graph_) return InstallGraph(graph);
-    GraphDef merged = *graph_def_;
-    for (const auto& node : graph.node()) *merged.add_node() = node;
-    for (const auto& fn : graph.library().function()) {
-      *merged.mutable_library()->add_function() = fn;
+    auto merged = std::make_shared<GraphDef>();
+    auto values = std::make_shared<ConstValues>();
+    if (!has_graph_) {
+      SeparateConstValues(graph, merged.get(), values.get());
+      return InstallGraph(std::move(merged), std::move(values));
     }
-    return InstallGraph(merged);
+    GraphDef added;
+    ConstValues added_values;
+    SeparateConstValues(graph, &added, &added_values);
+    *merged = *graph_def_;
+    *values = *const_values_;  // tensors share their buffers
+    for (auto& node : *added.mutable_node()) *merged->add_node() = std::move(node);
+    for (auto& fn : *added.mutable_library()->mutable_function()) {
+      *merged->mutable_library()->add_function() = std::move(fn);
+    }
+    // A name taken twice fails in Graph::FromGraphDef, before anything is installed.
+    for (auto& [name, value] : added_values) values->emplace(name, std::move(value));
+    return InstallGraph(std::move(merged), std::move(values));
   }
 
   Status Run(const std::vector<std::pair<std::string, Tensor>>& inputs,
@@ -257,10 +271,12 @@ class DirectSession : public Session {
     return Status::OK();
   }
 
-  // REQUIRES: mu_ held.
-  Status InstallGraph(const GraphDef& graph) {
+  // `graph` holds the large Const values beside its NodeDefs, in `values` (SeparateConstValues):
+  // the session and its plans share them. REQUIRES: mu_ held.
+  Status InstallGraph(std::shared_ptr<const GraphDef> graph,
+                      std::shared_ptr<const ConstValues> values) {
     // Building the graph once checks it (names, inputs, dtypes) before any Run.
-    GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> full, Graph::FromGraphDef(graph));
+    GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> full, Graph::FromGraphDef(*graph, values.get()));
     // As TensorFlow does, the whole graph is placed once, before any pruning; plans reuse the
     // decisions, and the placement log shows every node.
     std::vector<Device*> devices;
@@ -278,7 +294,8 @@ class DirectSession : public Session {
       std::string lines = report.LogLines();
       std::fwrite(lines.data(), 1, lines.size(), stderr);
     }
-    graph_def_ = std::make_shared<const GraphDef>(graph);
+    graph_def_ = std::move(graph);
+    const_values_ = std::move(values);
     has_graph_ = true;
     plans_.clear();
     rewrites_.clear();
@@ -289,7 +306,7 @@ class DirectSession : public Session {
       if (d->device_type() == kDeviceCpu) cpus.push_back(d);
     }
     functions_ =
-        std::make_shared<FunctionLibrary>(graph.library(), cpus, &resources_, placer_options);
+        std::make_shared<FunctionLibrary>(graph_def_->library(), cpus, &resources_, placer_options);
     return Status::OK();
   }
 
@@ -301,6 +318,7 @@ class DirectSession : public Session {
                              StrJoin(targets, ","), "|", device);
     // Shared, not copied: a frozen graph's constants make it as large as the model.
     std::shared_ptr<const GraphDef> graph_def;
+    std::shared_ptr<const ConstValues> const_values;
     std::shared_ptr<FunctionLibrary> functions;
     std::map<std::string, int> placement;
     {
@@ -311,25 +329,25 @@ class DirectSession : public Session {
       auto it = plans_.find(key);
       if (it != plans_.end()) return it->second;
       graph_def = graph_def_;
+      const_values = const_values_;
       functions = functions_;
       placement = placement_;
     }
-    GRT_ASSIGN_OR_RETURN(
-        std::shared_ptr<const Plan> plan,
-        BuildPlan(*graph_def, functions, placement, feeds, fetches, targets, device));
+    GRT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
+                         BuildPlan(*graph_def, *const_values, functions, placement, feeds, fetches,
+                                   targets, device));
     std::lock_guard<std::mutex> lock(mu_);
     auto [it, inserted] = plans_.emplace(key, plan);
     return it->second;
   }
 
-  StatusOr<std::shared_ptr<const Plan>> BuildPlan(const GraphDef& graph_def,
-                                                  std::shared_ptr<FunctionLibrary> functions,
-                                                  const std::map<std::string, int>& placement,
-                                                  const std::vector<std::string>& feeds,
-                                                  const std::vector<std::string>& fetches,
-                                                  const std::vector<std::string>& targets,
-                                                  const std::string& device) {
-    GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, Graph::FromGraphDef(graph_def));
+  StatusOr<std::shared_ptr<const Plan>> BuildPlan(
+      const GraphDef& graph_def, const ConstValues& const_values,
+      std::shared_ptr<FunctionLibrary> functions, const std::map<std::string, int>& placement,
+      const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets, const std::string& device) {
+    GRT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
+                         Graph::FromGraphDef(graph_def, &const_values));
     auto plan = std::make_shared<Plan>();
     plan->functions = std::move(functions);
     CallSignature signature;
@@ -503,7 +521,8 @@ class DirectSession : public Session {
   std::mutex mu_;
   bool closed_ = false;
   bool has_graph_ = false;
-  std::shared_ptr<const GraphDef> graph_def_;  // set by InstallGraph
+  std::shared_ptr<const GraphDef> graph_def_;        // set by InstallGraph
+  std::shared_ptr<const ConstValues> const_values_;  // the large Const values of graph_def_
   std::shared_ptr<FunctionLibrary> functions_;
   std::map<std::string, int> placement_;  // node name -> index into devices_
   std::map<std::string, std::shared_ptr<const Plan>> plans_;

@@ -9,7 +9,11 @@ namespace {
 class ConstOp : public OpKernel {
  public:
   explicit ConstOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("value", &value_));
+    if (ctx->const_value() != nullptr) {
+      value_ = *ctx->const_value();
+    } else {
+      GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("value", &value_));
+    }
     DataType dtype;
     GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("dtype", &dtype));
     if (value_.dtype() != dtype) {

@@ -86,7 +86,11 @@ class ConstOp : public OpenClOpKernel {
   explicit ConstOp(OpKernelConstruction* ctx) : OpenClOpKernel(ctx) {
     if (!ctx->status().ok()) return;
     Tensor value;
-    GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("value", &value));
+    if (ctx->const_value() != nullptr) {
+      value = *ctx->const_value();
+    } else {
+      GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("value", &value));
+    }
     DataType dtype;
     GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("dtype", &dtype));
     if (value.dtype() != dtype) {
