@@ -4,11 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "runtime/core/str_util.h"
 
@@ -32,14 +31,34 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
                   StrCat("cannot read ", path, ": ", std::strerror(errno)));
   }
   if (S_ISDIR(st.st_mode)) return InvalidArgument("is a directory, not a file: ", path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     return Status(Code::kPermissionDenied,
                   StrCat("cannot open ", path, ": ", std::strerror(errno)));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return DataLoss("error reading ", path);
-  return buffer.str();
+  }
+  // Straight into a string of the file's size (a stream would copy a frozen graph three times);
+  // the size is only a hint, so a file that changes meanwhile is read to its end.
+  std::string bytes(static_cast<size_t>(std::max<off_t>(st.st_size, 0)), '\0');
+  size_t done = 0;
+  char more[65536];
+  for (;;) {
+    // Past the expected size, a small buffer finds the end without growing the string.
+    const bool past = done == bytes.size();
+    const ssize_t n =
+        past ? ::read(fd, more, sizeof(more)) : ::read(fd, &bytes[done], bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      return DataLoss("error reading ", path, ": ", std::strerror(error));
+    }
+    if (n == 0) break;
+    if (past) bytes.append(more, static_cast<size_t>(n));
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  bytes.resize(done);
+  return bytes;
 }
 
 Status WriteStringToFile(const std::string& path, const std::string& contents,

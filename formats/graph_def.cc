@@ -1,6 +1,14 @@
 #include "formats/graph_def.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
@@ -12,7 +20,7 @@ namespace graphrt {
 
 namespace {
 
-bool LooksLikeText(const std::string& bytes) {
+bool LooksLikeText(std::string_view bytes) {
   size_t n = std::min<size_t>(bytes.size(), 4096);
   for (size_t i = 0; i < n; ++i) {
     unsigned char c = static_cast<unsigned char>(bytes[i]);
@@ -45,8 +53,44 @@ Status ReadBinaryOrTextProto(const std::string& path, const std::string& what,
                               [&] { return ReadBinaryOrTextProtoUnguarded(path, what, message); });
 }
 
+// A binary proto is parsed as the file is read, through a small buffer: a frozen graph's weights
+// are copied once, into the message, instead of first into a string as large as the file. Sets
+// *parsed when it read the file so; else (a text proto, an empty or unreadable file) the caller
+// reads the file whole.
+static Status ParseBinaryProtoFromFile(const std::string& path, const std::string& what,
+                                       google::protobuf::Message* message, bool* parsed) {
+  *parsed = false;
+  if (IsDirectory(path)) return Status::OK();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::OK();
+  char head[4096];
+  const ssize_t n = ::pread(fd, head, sizeof(head), 0);
+  if (n <= 0 || LooksLikeText(std::string_view(head, static_cast<size_t>(n)))) {
+    ::close(fd);
+    return Status::OK();
+  }
+  *parsed = true;
+  google::protobuf::io::FileInputStream input(fd, 1 << 20);
+  bool ok;
+  {
+    google::protobuf::io::CodedInputStream stream(&input);
+    stream.SetRecursionLimit(1000);
+    ok = message->ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+  }
+  const int error = input.GetErrno();
+  ::close(fd);
+  if (ok && error == 0) return Status::OK();
+  message->Clear();
+  if (error != 0) return DataLoss("error reading ", path, ": ", std::strerror(error));
+  return DataLoss("could not parse ", path, " as a binary ", what, " (truncated or not a ", what,
+                  ")");
+}
+
 static Status ReadBinaryOrTextProtoUnguarded(const std::string& path, const std::string& what,
                                              google::protobuf::Message* message) {
+  bool parsed = false;
+  Status streamed = ParseBinaryProtoFromFile(path, what, message, &parsed);
+  if (parsed) return streamed;
   GRT_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
   if (bytes.empty()) return DataLoss(path, " is empty: not a ", what);
   bool text_first = LooksLikeText(bytes);

@@ -99,5 +99,28 @@ TEST(WriteBinaryOrTextProtoTest, MissingFolderIsAnErrorNamingThePath) {
   EXPECT_TRUE(ListDir(tmp.path()).empty());
 }
 
+// A binary graph is parsed as it is read, through a 1 MiB buffer: values larger than the buffer
+// and values that straddle its edges read back whole, and a truncated file is still DATA_LOSS.
+TEST(ReadGraphDefTest, BinaryGraphLargerThanTheReadBufferReadsBack) {
+  TempDir tmp;
+  GraphDef graph = ConstGraph(3);
+  for (int i = 0; i < 3; ++i) {
+    std::string bytes(static_cast<size_t>(700000 * (i + 1)), '\0');
+    for (size_t j = 0; j < bytes.size(); ++j) bytes[j] = static_cast<char>(j * 7 + i);
+    (*graph.mutable_node(i)->mutable_attr())["value"].mutable_tensor()->set_tensor_content(bytes);
+  }
+  const std::string serialized = graph.SerializeAsString();
+  ASSERT_TRUE(WriteGraphDef(tmp.Join("g.pb"), graph).ok());
+  GraphDef back;
+  Status s = ReadGraphDef(tmp.Join("g.pb"), &back);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(back.SerializeAsString(), serialized);
+
+  ASSERT_TRUE(WriteAll(tmp.Join("cut.pb"), serialized.substr(0, serialized.size() - 1000)));
+  s = ReadGraphDef(tmp.Join("cut.pb"), &back);
+  EXPECT_EQ(s.code(), Code::kDataLoss) << s;
+  EXPECT_EQ(back.node_size(), 0);
+}
+
 }  // namespace
 }  // namespace graphrt
