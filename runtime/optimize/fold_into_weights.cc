@@ -48,12 +48,23 @@ int64_t ChannelsOf(const Node* root, const Tensor& w, bool* per_row) {
 }
 
 // w scaled per output channel by s (REQUIRES: s has ChannelsOf elements).
+// One pass, no division per element: a frozen ResNet50's filters are 25M of them.
 Tensor ScaledFilter(const Tensor& w, const std::vector<float>& s, int64_t channels, bool per_row) {
-  Tensor out = w.DeepCopy();
-  float* v = out.data<float>();
   const int64_t n = w.NumElements();
-  const int64_t inner = channels == 0 ? 0 : n / channels;
-  for (int64_t i = 0; i < n; ++i) v[i] *= s[per_row ? i / inner : i % channels];
+  if (n == 0 || channels <= 0) return w.DeepCopy();
+  Tensor out(w.dtype(), w.shape());
+  const float* in = w.data<float>();
+  float* v = out.data<float>();
+  const int64_t inner = n / channels;
+  if (per_row) {
+    for (int64_t r = 0; r < channels; ++r) {
+      for (int64_t i = r * inner; i < (r + 1) * inner; ++i) v[i] = in[i] * s[r];
+    }
+  } else {
+    for (int64_t row = 0; row < n; row += channels) {
+      for (int64_t c = 0; c < channels; ++c) v[row + c] = in[row + c] * s[c];
+    }
+  }
   return out;
 }
 
