@@ -51,12 +51,32 @@ inline V SubF(V a, V b) { return _mm_sub_ps(a, b); }
 inline V MulF(V a, V b) { return _mm_mul_ps(a, b); }
 inline V MaxF(V a, V b) { return _mm_max_ps(a, b); }
 inline V MinF(V a, V b) { return _mm_min_ps(a, b); }
-inline VI AtLeast(V x, V y) { return _mm_castps_si128(_mm_cmpge_ps(x, y)); }
-inline VI AtMost(V x, V y) { return _mm_castps_si128(_mm_cmple_ps(x, y)); }
 inline void StoreCodes(uint8_t* out, VI v) {
   const __m128i words = _mm_packs_epi32(v, v);
   const int32_t codes = _mm_cvtsi128_si32(_mm_packus_epi16(words, words));
   std::memcpy(out, &codes, sizeof(codes));
+}
+
+// The first n lanes, through a copy padded with zeros.
+inline VI LoadIN(const int32_t* p, int64_t n) {
+  alignas(64) int32_t part[kLanes] = {};
+  for (int64_t i = 0; i < n; ++i) part[i] = p[i];
+  return LoadI(part);
+}
+inline V LoadFN(const float* p, int64_t n) {
+  alignas(64) float part[kLanes] = {};
+  for (int64_t i = 0; i < n; ++i) part[i] = p[i];
+  return LoadF(part);
+}
+inline void StoreFN(float* p, V v, int64_t n) {
+  alignas(64) float part[kLanes];
+  StoreF(part, v);
+  for (int64_t i = 0; i < n; ++i) p[i] = part[i];
+}
+inline void StoreCodesN(uint8_t* p, VI v, int64_t n) {
+  alignas(64) uint8_t part[kLanes];
+  StoreCodes(part, v);
+  for (int64_t i = 0; i < n; ++i) p[i] = part[i];
 }
 
 }  // namespace int8_output

@@ -29,11 +29,31 @@ inline V SubF(V a, V b) { return _mm256_sub_ps(a, b); }
 inline V MulF(V a, V b) { return _mm256_mul_ps(a, b); }
 inline V MaxF(V a, V b) { return _mm256_max_ps(a, b); }
 inline V MinF(V a, V b) { return _mm256_min_ps(a, b); }
-inline VI AtLeast(V x, V y) { return _mm256_castps_si256(_mm256_cmp_ps(x, y, _CMP_GE_OQ)); }
-inline VI AtMost(V x, V y) { return _mm256_castps_si256(_mm256_cmp_ps(x, y, _CMP_LE_OQ)); }
 inline void StoreCodes(uint8_t* out, VI v) {
   const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
   _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_packus_epi16(words, words));
+}
+
+// The first n lanes, through a copy padded with zeros.
+inline VI LoadIN(const int32_t* p, int64_t n) {
+  alignas(64) int32_t part[kLanes] = {};
+  for (int64_t i = 0; i < n; ++i) part[i] = p[i];
+  return LoadI(part);
+}
+inline V LoadFN(const float* p, int64_t n) {
+  alignas(64) float part[kLanes] = {};
+  for (int64_t i = 0; i < n; ++i) part[i] = p[i];
+  return LoadF(part);
+}
+inline void StoreFN(float* p, V v, int64_t n) {
+  alignas(64) float part[kLanes];
+  StoreF(part, v);
+  for (int64_t i = 0; i < n; ++i) p[i] = part[i];
+}
+inline void StoreCodesN(uint8_t* p, VI v, int64_t n) {
+  alignas(64) uint8_t part[kLanes];
+  StoreCodes(part, v);
+  for (int64_t i = 0; i < n; ++i) p[i] = part[i];
 }
 
 }  // namespace int8_output

@@ -33,12 +33,19 @@ inline V SubF(V a, V b) { return _mm512_sub_ps(a, b); }
 inline V MulF(V a, V b) { return _mm512_mul_ps(a, b); }
 inline V MaxF(V a, V b) { return _mm512_max_ps(a, b); }
 inline V MinF(V a, V b) { return _mm512_min_ps(a, b); }
-inline VI AtLeast(V x, V y) { return _mm512_movm_epi32(_mm512_cmp_ps_mask(x, y, _CMP_GE_OQ)); }
-inline VI AtMost(V x, V y) { return _mm512_movm_epi32(_mm512_cmp_ps_mask(x, y, _CMP_LE_OQ)); }
 inline void StoreCodes(uint8_t* out, VI v) {
   // Unsigned saturation after the negative values are taken to 0.
   const __m128i codes = _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, _mm512_setzero_si512()));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), codes);
+}
+
+// The first n lanes, by mask.
+inline __mmask16 FirstLanes(int64_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
+inline VI LoadIN(const int32_t* p, int64_t n) { return _mm512_maskz_loadu_epi32(FirstLanes(n), p); }
+inline V LoadFN(const float* p, int64_t n) { return _mm512_maskz_loadu_ps(FirstLanes(n), p); }
+inline void StoreFN(float* p, V v, int64_t n) { _mm512_mask_storeu_ps(p, FirstLanes(n), v); }
+inline void StoreCodesN(uint8_t* p, VI v, int64_t n) {
+  _mm512_mask_cvtusepi32_storeu_epi8(p, FirstLanes(n), _mm512_max_epi32(v, _mm512_setzero_si512()));
 }
 
 }  // namespace int8_output
