@@ -425,10 +425,11 @@ class QuantizedConv2DOp : public Int8OpBase {
 };
 
 // _GraphrtQuantizedDepthwiseConv2D: a depthwise convolution with multiplier 1 (filter [h, w,
-// channels, 1], ranges per channel along axis 2 or one for all), in integers: the input's codes
-// less their zero point (int16) times the filter (int16), summed per channel over the window in
-// int32 (Int8TapSum, per QGemmIsa path), then float(sum) * scale_x * scale_w[c] and the epilogue.
-// Taps over the padding read zeros, which is the zero point's code less itself.
+// channels, 1], ranges per channel along axis 2 or one for all), in integers: the input's uint8
+// codes (read in place where they arrive as codes) times the filter, summed per channel over the
+// window in int32 (Int8TapSum, per QGemmIsa path), then float(sum - zero_point * sum_t w[t][c]) *
+// scale_x * scale_w[c] and the epilogue. That is the sum of (code - zero_point) * w exactly, the
+// subtraction in int32. Taps over the padding read the zero point's code, so they add nothing.
 class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
  public:
   explicit QuantizedDepthwiseConv2DOp(OpKernelConstruction* ctx) : QuantizedConv2DOp(ctx, 2) {
@@ -469,48 +470,78 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
     if (out->NumElements() == 0) return Status::OK();
     SetOutput(out, &output);
 
-    // The input as codes less the zero point, and the filter, both int16.
-    const int64_t n = input.NumElements();
-    ScratchBuffer<int16_t> centered(n);
-    const ActivationQuantization q = CenteredInput(*ctx, input, centered.get());
-    const int16_t* c16 = centered.get();
+    ScratchBuffer<uint8_t> codes(CodesScratch(input));
+    ActivationQuantization q;
+    const uint8_t* in = InputCodes(*ctx, input, codes.get(), &q);
     const int64_t taps = g.window_rows * g.window_cols;
-    std::vector<int16_t> weights(static_cast<size_t>(taps * channels));
     const int8_t* f = filter.data<int8_t>();
-    for (int64_t i = 0; i < taps * channels; ++i) weights[i] = f[i];
-    std::vector<float> multipliers(static_cast<size_t>(channels));
-    for (int64_t c = 0; c < channels; ++c) multipliers[c] = q.scale * scale_w[c];
-    const std::vector<int16_t> zeros(static_cast<size_t>(channels), 0);
     const QGemmIsa isa = ActiveQGemmIsa();
+    const Int8TapWeights weights(isa, f, taps, channels);
+    std::vector<int32_t> offsets(static_cast<size_t>(channels));
+    std::vector<float> multipliers(static_cast<size_t>(channels));
+    for (int64_t c = 0; c < channels; ++c) {
+      int32_t sum = 0;
+      for (int64_t t = 0; t < taps; ++t) sum += f[t * channels + c];
+      offsets[c] = q.zero_point * sum;
+      multipliers[c] = q.scale * scale_w[c];
+    }
+    // One input row of the zero point's code: a tap in a padding row reads it where it would
+    // read a real row, and a tap left or right of the input reads its start.
+    const std::vector<uint8_t> pad(static_cast<size_t>(std::max<int64_t>(g.in_cols, 1) * channels),
+                                   static_cast<uint8_t>(q.zero_point));
+    // The output columns [interior_first, interior_last) whose windows lie inside the input's
+    // columns: one Int8TapSum call a row covers them, a tap's pixels stride_cols apart.
+    const int64_t span_cols = (g.window_cols - 1) * g.dilation_cols;
+    const int64_t interior_first =
+        std::min((g.pad_left + g.stride_cols - 1) / g.stride_cols, g.out_cols);
+    const int64_t last_start = g.in_cols - 1 - span_cols + g.pad_left;
+    const int64_t interior_last =
+        last_start < 0
+            ? interior_first
+            : std::max(interior_first, std::min(last_start / g.stride_cols + 1, g.out_cols));
 
     const int64_t rows = g.batch * g.out_rows;
     ParallelFor(
         ctx->device(), rows, g.out_cols * taps * channels, [&](int64_t first, int64_t last) {
-          std::vector<const int16_t*> srcs(static_cast<size_t>(taps));
-          std::vector<const int16_t*> w(static_cast<size_t>(taps));
-          for (int64_t t = 0; t < taps; ++t) w[t] = weights.data() + t * channels;
+          std::vector<const uint8_t*> row_starts(static_cast<size_t>(g.window_rows));
+          std::vector<const uint8_t*> srcs(static_cast<size_t>(taps));
           // One output row's sums, then its output stage.
           const int64_t row_values = g.out_cols * channels;
           std::vector<int32_t> acc(static_cast<size_t>(row_values));
           std::vector<float> scratch(output.codes != nullptr && epilogue ? row_values : 0);
           for (int64_t row = first; row < last; ++row) {
             const int64_t b = row / g.out_rows, oh = row % g.out_rows;
-            for (int64_t ow = 0; ow < g.out_cols; ++ow) {
-              const int64_t ih0 = oh * g.stride_rows - g.pad_top;
+            for (int64_t kh = 0; kh < g.window_rows; ++kh) {
+              const int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
+              row_starts[kh] = ih >= 0 && ih < g.in_rows
+                                   ? in + (b * g.in_rows + ih) * g.in_cols * channels
+                                   : pad.data();
+            }
+            // The taps of output column ow; with `clip` those left or right of the input read
+            // the pad row's start.
+            const auto set_taps = [&](int64_t ow, bool clip) {
               const int64_t iw0 = ow * g.stride_cols - g.pad_left;
               for (int64_t kh = 0, t = 0; kh < g.window_rows; ++kh) {
-                const int64_t ih = ih0 + kh * g.dilation_rows;
                 for (int64_t kw = 0; kw < g.window_cols; ++kw, ++t) {
                   const int64_t iw = iw0 + kw * g.dilation_cols;
-                  const bool inside = ih >= 0 && ih < g.in_rows && iw >= 0 && iw < g.in_cols;
-                  srcs[t] = inside ? c16 + ((b * g.in_rows + ih) * g.in_cols + iw) * channels
-                                   : zeros.data();
+                  srcs[t] = clip && (iw < 0 || iw >= g.in_cols) ? pad.data()
+                                                                : row_starts[kh] + iw * channels;
                 }
               }
-              Int8TapSum(isa, srcs.data(), w.data(), taps, channels, acc.data() + ow * channels);
+            };
+            for (int64_t ow = 0; ow < g.out_cols; ++ow) {
+              if (ow == interior_first && interior_last > interior_first) {
+                set_taps(ow, false);
+                Int8TapSum(weights, srcs.data(), g.stride_cols * channels,
+                           interior_last - interior_first, acc.data() + ow * channels);
+                ow = interior_last - 1;
+                continue;
+              }
+              set_taps(ow, true);
+              Int8TapSum(weights, srcs.data(), 0, 1, acc.data() + ow * channels);
             }
             Int8FinishBlock(isa, acc.data(), channels, row * g.out_cols, g.out_cols, 0, channels,
-                            channels, nullptr, multipliers.data(), epilogue, output,
+                            channels, offsets.data(), multipliers.data(), epilogue, output,
                             scratch.data());
           }
         });

@@ -114,6 +114,9 @@ namespace {
 using VI = __m256i;
 constexpr int64_t kI16Lanes = 16;
 inline VI LoadI16(const int16_t* p) { return _mm256_loadu_si256(reinterpret_cast<const VI*>(p)); }
+inline VI LoadU8AsI16(const uint8_t* p) {
+  return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
 inline VI ZeroI() { return _mm256_setzero_si256(); }
 inline VI AddI32(VI x, VI y) { return _mm256_add_epi32(x, y); }
 inline VI MaddI16(VI x, VI y) { return _mm256_madd_epi16(x, y); }

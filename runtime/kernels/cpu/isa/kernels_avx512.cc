@@ -112,6 +112,9 @@ namespace {
 using VI = __m512i;
 constexpr int64_t kI16Lanes = 32;
 inline VI LoadI16(const int16_t* p) { return _mm512_loadu_si512(p); }
+inline VI LoadU8AsI16(const uint8_t* p) {
+  return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
 inline VI ZeroI() { return _mm512_setzero_si512(); }
 inline VI AddI32(VI x, VI y) { return _mm512_add_epi32(x, y); }
 inline VI MaddI16(VI x, VI y) { return _mm512_madd_epi16(x, y); }

@@ -46,6 +46,9 @@ namespace {
 using VI = __m128i;
 constexpr int64_t kI16Lanes = 8;
 inline VI LoadI16(const int16_t* p) { return _mm_loadu_si128(reinterpret_cast<const VI*>(p)); }
+inline VI LoadU8AsI16(const uint8_t* p) {
+  return _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const VI*>(p)), _mm_setzero_si128());
+}
 inline VI ZeroI() { return _mm_setzero_si128(); }
 inline VI AddI32(VI x, VI y) { return _mm_add_epi32(x, y); }
 inline VI MaddI16(VI x, VI y) { return _mm_madd_epi16(x, y); }
