@@ -10,8 +10,9 @@
 // The baseline, AVX2 and AVX-512 paths widen both operands to 16 bits (B once, when it is packed;
 // A a block at a time) and multiply with pmaddwd, whose pair sums (at most 2 * 255 * 128) cannot
 // saturate; pmaddubsw, which saturates at 16 bits, is never used. The VNNI path multiplies the
-// bytes with vpdpbusd, which sums four products into 32 bits without saturating. The kernels are
-// in isa/qgemm_kernel.inc, compiled once per path.
+// bytes with vpdpbusd, which sums four products into 32 bits without saturating, reading A where
+// it lies (never past A(m - 1, k - 1)). The kernels are in isa/qgemm_kernel.inc, compiled once
+// per path.
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_QGEMM_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_QGEMM_H_
 
