@@ -8,8 +8,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <random>
 
+#include "runtime/core/attr_util.h"
 #include "runtime/session/session.h"
 #include "tests/fixture_util.h"
 
@@ -356,6 +358,64 @@ TEST(GraphOptimizer, BatchNormAndConstantMulFoldIntoWeights) {
   on = RunGraph(mul_graph, {{"x", m}}, {"out"}, SessionConfig());
   plain = RunGraph(mul_graph, {{"x", m}}, {"out"}, off);
   ExpectNear(on.outputs[0], plain.outputs[0], 1e-6f);
+  EXPECT_TRUE(Contains(DecisionOf(on.report, "scaled").reason,
+                       "arithmetic_optimization: folded into mm (MatMul)"))
+      << DecisionOf(on.report, "scaled").reason;
+}
+
+// As above with weights of a real model's size, written as tensor_content: the session holds
+// them beside its NodeDefs (SeparateConstValues), folding reads them there and puts its scaled
+// filters there too (AddConst), and the result matches the unfolded graph. The MatMul reads its
+// weights transposed, so they are scaled by row.
+TEST(GraphOptimizer, FoldingIntoWeightsHeldBesideTheNodeDefs) {
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
+  const std::string bn_attrs =
+      "attr { key: 'is_training' value { b: false } } "
+      "attr { key: 'epsilon' value { f: 0.001 } } attr { key: 'U' value { type: DT_FLOAT } }";
+  const std::string text =
+      Placeholder("x", {1, 6, 6, 8}) + FloatConst("w", {1}, {0}) + FloatConst("scale", {1}, {0}) +
+      FloatConst("offset", {1}, {0}) + FloatConst("mean", {1}, {0}) + FloatConst("var", {1}, {0}) +
+      FloatConst("flat", {2}, {-1, 216}) + FloatConst("m", {1}, {0}) + FloatConst("k", {1}, {0}) +
+      Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
+      Op("bn", "FusedBatchNormV3", {"conv", "scale", "offset", "mean", "var"}, bn_attrs) +
+      Op("relu", "Relu", {"bn"}) +
+      "node { name: 'rows' op: 'Reshape' input: 'relu' input: 'flat' "
+      "attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'Tshape' value { type: DT_INT32 } } }\n" +
+      Op("mm", "MatMul", {"rows", "m"}, "attr { key: 'transpose_b' value { b: true } }") +
+      Op("scaled", "Mul", {"mm", "k"}) + Op("out", "Neg", {"scaled"});
+  GraphDef graph;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &graph));
+  auto positive = [](std::vector<float> v) {
+    for (float& x : v) x = 0.5f + std::fabs(x);
+    return v;
+  };
+  const std::map<std::string, Tensor> values = {
+      {"w", RandomTensor({3, 3, 8, 24}, 21)},
+      {"scale", Tensor::Vector<float>(Random(24, 22))},
+      {"offset", Tensor::Vector<float>(Random(24, 23))},
+      {"mean", Tensor::Vector<float>(Random(24, 24))},
+      {"var", Tensor::Vector<float>(positive(Random(24, 25)))},
+      {"flat", Tensor::Vector<int32_t>({-1, 6 * 6 * 24})},
+      {"m", RandomTensor({40, 6 * 6 * 24}, 26)},
+      {"k", Tensor::Vector<float>(Random(40, 27))}};
+  for (::tensorflow::NodeDef& node : *graph.mutable_node()) {
+    auto it = values.find(node.name());
+    if (it == values.end()) continue;
+    SetNodeAttr(&node, "dtype", it->second.dtype());
+    SetNodeAttr(&node, "value", it->second);
+  }
+  std::string with_values;  // RunGraph reads text: tensor_content stays tensor_content
+  ASSERT_TRUE(google::protobuf::TextFormat::PrintToString(graph, &with_values));
+  SessionConfig off;
+  off.rewrite_options.arithmetic_optimization = false;
+  off.rewrite_options.remapping = false;
+  Tensor x = RandomTensor({1, 6, 6, 8}, 28);
+  RunResult on = RunGraph(with_values, {{"x", x}}, {"out"}, SessionConfig());
+  RunResult plain = RunGraph(with_values, {{"x", x}}, {"out"}, off);
+  ExpectNear(on.outputs[0], plain.outputs[0], 1e-4f);
+  EXPECT_TRUE(Contains(DecisionOf(on.report, "bn").reason, "arithmetic_optimization"))
+      << DecisionOf(on.report, "bn").reason;
   EXPECT_TRUE(Contains(DecisionOf(on.report, "scaled").reason,
                        "arithmetic_optimization: folded into mm (MatMul)"))
       << DecisionOf(on.report, "scaled").reason;
