@@ -13,8 +13,9 @@
 // 33000 taps). The weights are packed once per Run (Int8TapWeights) as pmaddwd wants them: each
 // pair of taps interleaved per channel, in the order in which the per-128-bit-lane unpacks of the
 // inputs leave the channels, so the loop widens and unpacks only the inputs. One kernel per
-// QGemmIsa path, in isa/kernels_<path>.cc (isa/int8_tap_sum_kernel.inc); every path gives
-// Int8TapSumReference's integers.
+// QGemmIsa path, written once in isa/int8_tap_sum_kernel.inc and built in isa/kernels_<path>.cc
+// (the VNNI path's, with vpdpwssd for pmaddwd and the add, in isa/int8_tap_sum_avx512vnni.cc);
+// every path gives Int8TapSumReference's integers.
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_INT8_TAP_SUM_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_INT8_TAP_SUM_H_
 
@@ -40,6 +41,10 @@ namespace avx512 {
 void Int8TapSum(const uint8_t* const* srcs, int64_t pixel_stride, int64_t pixels,
                 const int16_t* packed, int64_t taps, int64_t channels, int32_t* out);
 }  // namespace avx512
+namespace avx512vnni {
+void Int8TapSum(const uint8_t* const* srcs, int64_t pixel_stride, int64_t pixels,
+                const int16_t* packed, int64_t taps, int64_t channels, int32_t* out);
+}  // namespace avx512vnni
 }  // namespace isa
 
 // A depthwise filter's weights w[t][c] (filter[t * channels + c]) packed for one QGemmIsa path's
@@ -59,12 +64,15 @@ class Int8TapWeights {
   int64_t channels() const { return channels_; }
   // The int16 lanes of the path's vectors: 32, 16 or 8, or 0 for the plain loop.
   int64_t lanes() const { return lanes_; }
+  // Where lanes() is 32: whether the kernel is the VNNI path's (vpdpwssd for pmaddwd and add).
+  bool vnni() const { return vnni_; }
   const int16_t* packed() const { return packed_.data(); }
   // w[t][c] at plain()[t * channels + c].
   const int8_t* plain() const { return plain_.data(); }
 
  private:
   int64_t taps_, channels_, lanes_;
+  bool vnni_;
   std::vector<int16_t> packed_;
   std::vector<int8_t> plain_;
 };
@@ -89,7 +97,13 @@ inline void Int8TapSum(const Int8TapWeights& w, const uint8_t* const* srcs, int6
                        int64_t pixels, int32_t* out) {
   switch (w.lanes()) {
     case 32:
-      isa::avx512::Int8TapSum(srcs, pixel_stride, pixels, w.packed(), w.taps(), w.channels(), out);
+      if (w.vnni()) {
+        isa::avx512vnni::Int8TapSum(srcs, pixel_stride, pixels, w.packed(), w.taps(), w.channels(),
+                                    out);
+      } else {
+        isa::avx512::Int8TapSum(srcs, pixel_stride, pixels, w.packed(), w.taps(), w.channels(),
+                                out);
+      }
       return;
     case 16:
       isa::avx2::Int8TapSum(srcs, pixel_stride, pixels, w.packed(), w.taps(), w.channels(), out);
@@ -100,6 +114,66 @@ inline void Int8TapSum(const Int8TapWeights& w, const uint8_t* const* srcs, int6
       return;
     default:
       Int8TapSumReference(srcs, pixel_stride, pixels, w.plain(), w.taps(), w.channels(), out);
+  }
+}
+
+// The VNNI path (QGemmIsa::kAvx512Vnni) also has a kernel that takes one output row at a time
+// (the depthwise op uses it for stride 1, where it is the faster): vpdpbusd
+// multiplies four uint8 codes by four int8 weights a 32-bit lane and adds the products to the
+// lane without saturating, so the window's rows go in groups of four (the last group filled
+// with weight 0). For each group the kernel first lays out the input columns the row needs as
+// quads (the group's four codes of a channel side by side, a column beyond the input's all
+// zero_code), once for every output pixel that reads them, then runs one vpdpbusd per window
+// column and 16 channels.
+struct Int8TapRowShape {
+  int64_t window_rows = 0, window_cols = 0, channels = 0;
+  int64_t in_cols = 0, pad_left = 0, stride = 1, dilation = 1, out_cols = 0;
+
+  int64_t groups() const { return (window_rows + 3) / 4; }
+  // The channels rounded up to 16, one vector of quads.
+  int64_t padded_channels() const { return (channels + 15) / 16 * 16; }
+  // The columns the row reads, from input column -pad_left on.
+  int64_t cols() const { return (out_cols - 1) * stride + (window_cols - 1) * dilation + 1; }
+  // The bytes of Int8TapSumRow's scratch.
+  int64_t scratch_bytes() const { return groups() * cols() * padded_channels() * 4; }
+};
+
+// The filter w[kh][kw][c] (filter[(kh * window_cols + kw) * channels + c]) as Int8TapSumRow
+// reads it: per group g, window column kw and channel c (padded_channels()), the four bytes
+// w[4g + i][kw][c] for i < 4 (0 past the window's rows or channels).
+std::vector<int8_t> PackInt8TapQuads(const Int8TapRowShape& shape, const int8_t* filter);
+
+namespace isa {
+namespace avx512vnni {
+// For ow in [0, out_cols) and c in [0, channels):
+//
+//   out[ow * channels + c] = sum over kh, kw of code(rows[kh], iw) * w[kh][kw][c],
+//   iw = ow * stride + kw * dilation - pad_left,
+//
+// where code(r, iw) is r[iw * channels + c] for iw in [0, in_cols), else zero_code. REQUIRES:
+// QGemmIsaRuns(kAvx512Vnni), out_cols >= 1, rows holds window_rows pointers to in_cols * channels
+// codes each, quads from PackInt8TapQuads, scratch of shape.scratch_bytes() bytes.
+void Int8TapSumRow(const Int8TapRowShape& shape, const uint8_t* const* rows, uint8_t zero_code,
+                   const int8_t* quads, uint8_t* scratch, int32_t* out);
+}  // namespace avx512vnni
+}  // namespace isa
+
+// The plain loop Int8TapSumRow must match.
+inline void Int8TapSumRowReference(const Int8TapRowShape& s, const uint8_t* const* rows,
+                                   uint8_t zero_code, const int8_t* filter, int32_t* out) {
+  for (int64_t ow = 0; ow < s.out_cols; ++ow) {
+    for (int64_t c = 0; c < s.channels; ++c) {
+      int32_t sum = 0;
+      for (int64_t kh = 0; kh < s.window_rows; ++kh) {
+        for (int64_t kw = 0; kw < s.window_cols; ++kw) {
+          const int64_t iw = ow * s.stride + kw * s.dilation - s.pad_left;
+          const int32_t code =
+              iw >= 0 && iw < s.in_cols ? rows[kh][iw * s.channels + c] : int32_t{zero_code};
+          sum += code * filter[(kh * s.window_cols + kw) * s.channels + c];
+        }
+      }
+      out[ow * s.channels + c] = sum;
+    }
   }
 }
 

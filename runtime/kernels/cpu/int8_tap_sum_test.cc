@@ -64,5 +64,65 @@ TEST(Int8TapSum, EveryPathMatchesTheReference) {
   }
 }
 
+// Int8TapSumRow (the VNNI path) against its plain loop: windows of one to five rows (one and two
+// groups of four), columns past both edges of the input, strides and dilations 1 and 2.
+TEST(Int8TapSum, VnniRowMatchesTheReference) {
+  if (!QGemmIsaRuns(QGemmIsa::kAvx512Vnni)) GTEST_SKIP() << "no AVX-512 VNNI";
+  std::mt19937 gen(2);
+  std::uniform_int_distribution<int> code_dist(0, 255), w_dist(-128, 127);
+  struct Window {
+    int64_t rows, cols;
+  };
+  for (int64_t channels : {1, 15, 16, 17, 32, 33, 144}) {
+    for (Window window : {Window{3, 3}, Window{1, 1}, Window{2, 3}, Window{5, 5}, Window{4, 2}}) {
+      for (int64_t stride : {1, 2}) {
+        for (int64_t dilation : {1, 2}) {
+          for (int64_t pad_left : {0, 1, 2}) {
+            Int8TapRowShape s;
+            s.window_rows = window.rows;
+            s.window_cols = window.cols;
+            s.channels = channels;
+            s.in_cols = 7;
+            s.pad_left = pad_left;
+            s.stride = stride;
+            s.dilation = dilation;
+            // Enough pixels that the last windows reach past the input's right edge too.
+            s.out_cols = (s.in_cols + 2 * pad_left) / stride + 1;
+            std::vector<int8_t> w(static_cast<size_t>(window.rows * window.cols * channels));
+            for (size_t i = 0; i < w.size(); ++i) {
+              w[i] = static_cast<int8_t>(i % 11 == 0 ? (i % 2 ? -128 : 127) : w_dist(gen));
+            }
+            std::vector<std::vector<uint8_t>> input(static_cast<size_t>(window.rows));
+            std::vector<const uint8_t*> rows;
+            for (auto& r : input) {
+              for (int64_t i = 0; i < s.in_cols * channels; ++i) {
+                r.push_back(static_cast<uint8_t>(i % 13 == 0 ? 255 : code_dist(gen)));
+              }
+              rows.push_back(r.data());
+            }
+            const uint8_t zero_code = static_cast<uint8_t>(code_dist(gen));
+            const std::vector<int8_t> quads = PackInt8TapQuads(s, w.data());
+            std::vector<uint8_t> scratch(static_cast<size_t>(s.scratch_bytes()));
+            const size_t size = static_cast<size_t>(s.out_cols * channels);
+            std::vector<int32_t> got(size + 64, -7), want(size);
+            isa::avx512vnni::Int8TapSumRow(s, rows.data(), zero_code, quads.data(), scratch.data(),
+                                           got.data());
+            Int8TapSumRowReference(s, rows.data(), zero_code, w.data(), want.data());
+            for (size_t i = 0; i < size; ++i) {
+              ASSERT_EQ(got[i], want[i])
+                  << "channels " << channels << " window " << window.rows << "x" << window.cols
+                  << " stride " << stride << " dilation " << dilation << " pad_left " << pad_left
+                  << " at " << i;
+            }
+            for (size_t i = size; i < got.size(); ++i) {
+              ASSERT_EQ(got[i], -7) << "wrote past the end at " << i;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace graphrt

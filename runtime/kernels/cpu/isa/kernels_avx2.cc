@@ -118,8 +118,7 @@ inline VI LoadU8AsI16(const uint8_t* p) {
   return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 inline VI ZeroI() { return _mm256_setzero_si256(); }
-inline VI AddI32(VI x, VI y) { return _mm256_add_epi32(x, y); }
-inline VI MaddI16(VI x, VI y) { return _mm256_madd_epi16(x, y); }
+inline VI DotAddI16(VI acc, VI x, VI y) { return _mm256_add_epi32(acc, _mm256_madd_epi16(x, y)); }
 inline VI UnpackLoI16(VI x, VI y) { return _mm256_unpacklo_epi16(x, y); }
 inline VI UnpackHiI16(VI x, VI y) { return _mm256_unpackhi_epi16(x, y); }
 inline void StorePairSums(int32_t* out, VI lo, VI hi) {

@@ -116,8 +116,7 @@ inline VI LoadU8AsI16(const uint8_t* p) {
   return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 }
 inline VI ZeroI() { return _mm512_setzero_si512(); }
-inline VI AddI32(VI x, VI y) { return _mm512_add_epi32(x, y); }
-inline VI MaddI16(VI x, VI y) { return _mm512_madd_epi16(x, y); }
+inline VI DotAddI16(VI acc, VI x, VI y) { return _mm512_add_epi32(acc, _mm512_madd_epi16(x, y)); }
 inline VI UnpackLoI16(VI x, VI y) { return _mm512_unpacklo_epi16(x, y); }
 inline VI UnpackHiI16(VI x, VI y) { return _mm512_unpackhi_epi16(x, y); }
 inline void StorePairSums(int32_t* out, VI lo, VI hi) {

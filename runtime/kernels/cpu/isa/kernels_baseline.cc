@@ -50,8 +50,7 @@ inline VI LoadU8AsI16(const uint8_t* p) {
   return _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const VI*>(p)), _mm_setzero_si128());
 }
 inline VI ZeroI() { return _mm_setzero_si128(); }
-inline VI AddI32(VI x, VI y) { return _mm_add_epi32(x, y); }
-inline VI MaddI16(VI x, VI y) { return _mm_madd_epi16(x, y); }
+inline VI DotAddI16(VI acc, VI x, VI y) { return _mm_add_epi32(acc, _mm_madd_epi16(x, y)); }
 inline VI UnpackLoI16(VI x, VI y) { return _mm_unpacklo_epi16(x, y); }
 inline VI UnpackHiI16(VI x, VI y) { return _mm_unpackhi_epi16(x, y); }
 inline void StorePairSums(int32_t* out, VI lo, VI hi) {
