@@ -477,11 +477,9 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
     const int64_t taps = g.window_rows * g.window_cols;
     const int8_t* f = filter.data<int8_t>();
     const QGemmIsa isa = ActiveQGemmIsa();
-    // offsets[c] = zero_point * sum_t w[t][c], summed tap by tap (the loop vectorizes).
+    // offsets[c] = zero_point * sum_t w[t][c].
     std::vector<int32_t> offsets(static_cast<size_t>(channels), 0);
-    for (int64_t t = 0; t < taps; ++t) {
-      for (int64_t c = 0; c < channels; ++c) offsets[c] += f[t * channels + c];
-    }
+    for (int64_t t = 0; t < taps; ++t) AddTo(f + t * channels, channels, offsets.data());
     std::vector<float> multipliers(static_cast<size_t>(channels));
     for (int64_t c = 0; c < channels; ++c) {
       offsets[c] *= q.zero_point;
@@ -596,6 +594,12 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
       (*scales)[c] = std::max(lo / -127.0f, hi / 127.0f);
     }
     return Status::OK();
+  }
+
+  // sum[i] += w[i] for i < n, tap by tap over a filter. __restrict: int8_t could alias the sums,
+  // and the loop would not vectorize.
+  static void AddTo(const int8_t* __restrict w, int64_t n, int32_t* __restrict sum) {
+    for (int64_t i = 0; i < n; ++i) sum[i] += w[i];
   }
 
   static void ParallelFor(const Device* device, int64_t total, int64_t cost,
