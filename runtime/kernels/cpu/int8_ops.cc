@@ -515,6 +515,12 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
     shape.out_cols = g.out_cols;
     const std::vector<int8_t> quads =
         row_kernel ? PackInt8TapQuads(shape, f) : std::vector<int8_t>();
+    // With stride and dilation 1 down the rows and a window of at most 3 rows, it takes two
+    // output rows a call, the second from the same quads (int8_tap_sum.h).
+    const bool row_pairs =
+        row_kernel && g.stride_rows == 1 && g.dilation_rows == 1 && g.window_rows <= 3;
+    const std::vector<int8_t> quads_below =
+        row_pairs ? PackInt8TapQuads(shape, f, 1) : std::vector<int8_t>();
     std::optional<Int8TapWeights> weights;
     if (!row_kernel) weights.emplace(isa, f, taps, channels);
 
@@ -522,15 +528,16 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
     ParallelFor(
         ctx->device(), rows, g.out_cols * taps * channels, [&](int64_t first, int64_t last) {
           ScratchBuffer<uint8_t> quad_scratch(row_kernel ? shape.scratch_bytes() : 0);
-          std::vector<const uint8_t*> row_starts(static_cast<size_t>(g.window_rows));
+          std::vector<const uint8_t*> row_starts(static_cast<size_t>(g.window_rows + 1));
           std::vector<const uint8_t*> srcs(static_cast<size_t>(taps));
-          // One output row's sums, then its output stage.
+          // One output row's sums (two with row_pairs), then their output stage.
           const int64_t row_values = g.out_cols * channels;
-          std::vector<int32_t> acc(static_cast<size_t>(row_values));
-          std::vector<float> scratch(output.codes != nullptr && epilogue ? row_values : 0);
-          for (int64_t row = first; row < last; ++row) {
+          std::vector<int32_t> acc(static_cast<size_t>(2 * row_values));
+          std::vector<float> scratch(output.codes != nullptr && epilogue ? 2 * row_values : 0);
+          for (int64_t row = first, n = 1; row < last; row += n) {
             const int64_t b = row / g.out_rows, oh = row % g.out_rows;
-            for (int64_t kh = 0; kh < g.window_rows; ++kh) {
+            n = row_pairs && row + 1 < last && oh + 1 < g.out_rows ? 2 : 1;
+            for (int64_t kh = 0; kh < g.window_rows + n - 1; ++kh) {
               const int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
               row_starts[kh] = ih >= 0 && ih < g.in_rows
                                    ? in + (b * g.in_rows + ih) * g.in_cols * channels
@@ -549,9 +556,10 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
               }
             };
             if (row_kernel) {
-              isa::avx512vnni::Int8TapSumRow(shape, row_starts.data(),
-                                             static_cast<uint8_t>(q.zero_point), quads.data(),
-                                             quad_scratch.get(), acc.data());
+              isa::avx512vnni::Int8TapSumRow(
+                  shape, row_starts.data(), static_cast<uint8_t>(q.zero_point), quads.data(),
+                  quad_scratch.get(), acc.data(), n == 2 ? quads_below.data() : nullptr,
+                  n == 2 ? acc.data() + row_values : nullptr);
             }
             for (int64_t ow = 0; ow < (row_kernel ? 0 : g.out_cols); ++ow) {
               if (ow == interior_first && interior_last > interior_first) {
@@ -564,9 +572,9 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
               set_taps(ow, true);
               Int8TapSum(*weights, srcs.data(), 0, 1, acc.data() + ow * channels);
             }
-            Int8FinishBlock(isa, acc.data(), channels, row * g.out_cols, g.out_cols, 0, channels,
-                            channels, offsets.data(), multipliers.data(), epilogue, output,
-                            scratch.data());
+            Int8FinishBlock(isa, acc.data(), channels, row * g.out_cols, n * g.out_cols, 0,
+                            channels, channels, offsets.data(), multipliers.data(), epilogue,
+                            output, scratch.data());
           }
         });
     return Status::OK();

@@ -47,13 +47,15 @@ Int8TapWeights::Int8TapWeights(QGemmIsa isa, const int8_t* filter, int64_t taps,
   }
 }
 
-std::vector<int8_t> PackInt8TapQuads(const Int8TapRowShape& shape, const int8_t* filter) {
+std::vector<int8_t> PackInt8TapQuads(const Int8TapRowShape& shape, const int8_t* filter,
+                                     int64_t shift) {
   const int64_t padded = shape.padded_channels(), cols = shape.window_cols;
   std::vector<int8_t> quads(static_cast<size_t>(shape.groups() * cols * padded * 4), 0);
   for (int64_t kh = 0; kh < shape.window_rows; ++kh) {
     for (int64_t kw = 0; kw < cols; ++kw) {
       const int8_t* from = filter + (kh * cols + kw) * shape.channels;
-      int8_t* to = quads.data() + ((kh / 4 * cols + kw) * padded * 4 + kh % 4);
+      const int64_t at = kh + shift;  // the quad byte of window row kh
+      int8_t* to = quads.data() + ((at / 4 * cols + kw) * padded * 4 + at % 4);
       for (int64_t c = 0; c < shape.channels; ++c) to[4 * c] = from[c];
     }
   }

@@ -140,8 +140,10 @@ struct Int8TapRowShape {
 
 // The filter w[kh][kw][c] (filter[(kh * window_cols + kw) * channels + c]) as Int8TapSumRow
 // reads it: per group g, window column kw and channel c (padded_channels()), the four bytes
-// w[4g + i][kw][c] for i < 4 (0 past the window's rows or channels).
-std::vector<int8_t> PackInt8TapQuads(const Int8TapRowShape& shape, const int8_t* filter);
+// w[4g + i - shift][kw][c] for i < 4 (0 outside the window's rows or channels). Shift 1 is for
+// Int8TapSumRow's row below. REQUIRES: shift 0, or shift 1 and window_rows <= 3.
+std::vector<int8_t> PackInt8TapQuads(const Int8TapRowShape& shape, const int8_t* filter,
+                                     int64_t shift = 0);
 
 namespace isa {
 namespace avx512vnni {
@@ -150,11 +152,16 @@ namespace avx512vnni {
 //   out[ow * channels + c] = sum over kh, kw of code(rows[kh], iw) * w[kh][kw][c],
 //   iw = ow * stride + kw * dilation - pad_left,
 //
-// where code(r, iw) is r[iw * channels + c] for iw in [0, in_cols), else zero_code. REQUIRES:
-// QGemmIsaRuns(kAvx512Vnni), out_cols >= 1, rows holds window_rows pointers to in_cols * channels
-// codes each, quads from PackInt8TapQuads, scratch of shape.scratch_bytes() bytes.
+// where code(r, iw) is r[iw * channels + c] for iw in [0, in_cols), else zero_code. With
+// out_below, also the next output row, whose window lies one input row lower (rows[kh + 1]), into
+// out_below, by the weights quads_below (PackInt8TapQuads with shift 1): the quads of the four
+// input rows are laid out once for both. REQUIRES: QGemmIsaRuns(kAvx512Vnni), out_cols >= 1, rows
+// holds window_rows pointers (window_rows + 1 with out_below, which needs window_rows <= 3) to
+// in_cols * channels codes each, quads from PackInt8TapQuads, scratch of shape.scratch_bytes()
+// bytes.
 void Int8TapSumRow(const Int8TapRowShape& shape, const uint8_t* const* rows, uint8_t zero_code,
-                   const int8_t* quads, uint8_t* scratch, int32_t* out);
+                   const int8_t* quads, uint8_t* scratch, int32_t* out,
+                   const int8_t* quads_below = nullptr, int32_t* out_below = nullptr);
 }  // namespace avx512vnni
 }  // namespace isa
 

@@ -65,7 +65,8 @@ TEST(Int8TapSum, EveryPathMatchesTheReference) {
 }
 
 // Int8TapSumRow (the VNNI path) against its plain loop: windows of one to five rows (one and two
-// groups of four), columns past both edges of the input, strides and dilations 1 and 2.
+// groups of four), columns past both edges of the input, strides and dilations 1 and 2, and the
+// row below where the window has at most three rows.
 TEST(Int8TapSum, VnniRowMatchesTheReference) {
   if (!QGemmIsaRuns(QGemmIsa::kAvx512Vnni)) GTEST_SKIP() << "no AVX-512 VNNI";
   std::mt19937 gen(2);
@@ -92,7 +93,9 @@ TEST(Int8TapSum, VnniRowMatchesTheReference) {
             for (size_t i = 0; i < w.size(); ++i) {
               w[i] = static_cast<int8_t>(i % 11 == 0 ? (i % 2 ? -128 : 127) : w_dist(gen));
             }
-            std::vector<std::vector<uint8_t>> input(static_cast<size_t>(window.rows));
+            // One input row more, for the row below where the window allows it.
+            const bool below = window.rows <= 3;
+            std::vector<std::vector<uint8_t>> input(static_cast<size_t>(window.rows + 1));
             std::vector<const uint8_t*> rows;
             for (auto& r : input) {
               for (int64_t i = 0; i < s.in_cols * channels; ++i) {
@@ -105,17 +108,29 @@ TEST(Int8TapSum, VnniRowMatchesTheReference) {
             std::vector<uint8_t> scratch(static_cast<size_t>(s.scratch_bytes()));
             const size_t size = static_cast<size_t>(s.out_cols * channels);
             std::vector<int32_t> got(size + 64, -7), want(size);
+            const std::vector<int8_t> quads_below =
+                below ? PackInt8TapQuads(s, w.data(), 1) : std::vector<int8_t>();
+            std::vector<int32_t> got_below(size + 64, -7), want_below(size);
             isa::avx512vnni::Int8TapSumRow(s, rows.data(), zero_code, quads.data(), scratch.data(),
-                                           got.data());
+                                           got.data(), below ? quads_below.data() : nullptr,
+                                           below ? got_below.data() : nullptr);
             Int8TapSumRowReference(s, rows.data(), zero_code, w.data(), want.data());
+            Int8TapSumRowReference(s, rows.data() + 1, zero_code, w.data(), want_below.data());
             for (size_t i = 0; i < size; ++i) {
               ASSERT_EQ(got[i], want[i])
                   << "channels " << channels << " window " << window.rows << "x" << window.cols
                   << " stride " << stride << " dilation " << dilation << " pad_left " << pad_left
                   << " at " << i;
+              if (below) {
+                ASSERT_EQ(got_below[i], want_below[i])
+                    << "row below: channels " << channels << " window " << window.rows << "x"
+                    << window.cols << " stride " << stride << " dilation " << dilation
+                    << " pad_left " << pad_left << " at " << i;
+              }
             }
             for (size_t i = size; i < got.size(); ++i) {
               ASSERT_EQ(got[i], -7) << "wrote past the end at " << i;
+              ASSERT_EQ(got_below[i], -7) << "wrote past the end of the row below at " << i;
             }
           }
         }

@@ -155,7 +155,10 @@ void RowBlockAny(const Int8TapRowShape& s, const uint8_t* quads_in, const int8_t
 }  // namespace
 
 void Int8TapSumRow(const Int8TapRowShape& s, const uint8_t* const* rows, uint8_t zero_code,
-                   const int8_t* quads, uint8_t* scratch, int32_t* out) {
+                   const int8_t* quads, uint8_t* scratch, int32_t* out, const int8_t* quads_below,
+                   int32_t* out_below) {
+  // The input rows the quads hold: the window's, and one more for the row below.
+  const int64_t rows_read = out_below != nullptr ? s.window_rows + 1 : s.window_rows;
   const int64_t col_bytes = ColBytes(s), padded = col_bytes / 4, cols = Cols(s);
   const __m512i pad = _mm512_set1_epi8(static_cast<char>(zero_code));
   // The columns [0, first) and [last, cols) lie beyond the input: the zero point's code.
@@ -169,11 +172,11 @@ void Int8TapSumRow(const Int8TapRowShape& s, const uint8_t* const* rows, uint8_t
       _mm512_storeu_si512(q + b, pad);
     }
     if (last <= first) continue;
-    // A row past the window's (weight 0) reads the group's first.
+    // A row past those read (weight 0) reads the group's first.
     const uint8_t* r[4];
     for (int64_t i = 0; i < 4; ++i) {
       const int64_t kh = 4 * g + i;
-      r[i] = rows[kh < s.window_rows ? kh : 4 * g] + (first - s.pad_left) * channels;
+      r[i] = rows[kh < rows_read ? kh : 4 * g] + (first - s.pad_left) * channels;
     }
     const uint8_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
     for (int64_t x = first; x < last; ++x) {
@@ -189,9 +192,11 @@ void Int8TapSumRow(const Int8TapRowShape& s, const uint8_t* const* rows, uint8_t
     switch (taps) {
       case 3:  // 3 x 3 (one group of rows)
         RowBlock<3>(s, scratch, quads, c, out);
+        if (out_below != nullptr) RowBlock<3>(s, scratch, quads_below, c, out_below);
         break;
       default:
         RowBlockAny(s, scratch, quads, c, out);
+        if (out_below != nullptr) RowBlockAny(s, scratch, quads_below, c, out_below);
     }
   }
 }
