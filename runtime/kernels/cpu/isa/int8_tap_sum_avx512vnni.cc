@@ -80,54 +80,68 @@ void QuadColumn(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const u
 }
 
 // The sums of 16 channels (c) of every output pixel, four pixels at a time (independent
-// accumulators, to cover vpdpbusd's latency). kCols fixes the vpdpbusd a pixel (window_cols times
-// groups), so that the loops unroll and the weights stay in registers.
-template <int64_t kCols>
-void RowBlock(const Int8TapRowShape& s, const uint8_t* quads_in, const int8_t* w, int64_t c,
-              int32_t* out) {
-  constexpr int64_t kMax = kCols, n = kCols;
+// accumulators, to cover vpdpbusd's latency), of kRows output rows (1, or 2 for the row below:
+// weights w[r] into out[r], each quad vector loaded once for both). kCols fixes the vpdpbusd a
+// pixel (window_cols times groups), so that the loops unroll and the weights stay in registers.
+template <int64_t kCols, int kRows>
+void RowBlock(const Int8TapRowShape& s, const uint8_t* quads_in, const int8_t* const* w, int64_t c,
+              int32_t* const* out) {
   const int64_t col_bytes = ColBytes(s);
   const int64_t group_bytes = Cols(s) * col_bytes;
   // Per vpdpbusd j (group g, window column kw): its weights, and where its quads start.
-  __m512i held[kMax];
-  int64_t start[kMax];
+  __m512i held[kRows][kCols];
+  int64_t start[kCols];
 #pragma GCC unroll 16
-  for (int64_t j = 0; j < n; ++j) {
-    held[j] = _mm512_loadu_si512(w + j * col_bytes + 4 * c);
+  for (int64_t j = 0; j < kCols; ++j) {
+#pragma GCC unroll 2
+    for (int r = 0; r < kRows; ++r) held[r][j] = _mm512_loadu_si512(w[r] + j * col_bytes + 4 * c);
     start[j] = j / s.window_cols * group_bytes + j % s.window_cols * s.dilation * col_bytes;
   }
   const int64_t left = s.channels - c;
   const __mmask16 mask = left >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << left) - 1);
   const int64_t pixel_bytes = s.stride * col_bytes, channels = s.channels, out_cols = s.out_cols;
   const uint8_t* pixel = quads_in + 4 * c;
-  int32_t* o = out + c;
+  int64_t at = c;  // the output offset of pixel ow
   int64_t ow = 0;
   for (; ow + 4 <= out_cols; ow += 4) {
-    __m512i acc[4];
+    __m512i acc[kRows][4];
+#pragma GCC unroll 2
+    for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 4
-    for (int p = 0; p < 4; ++p) acc[p] = _mm512_setzero_si512();
+      for (int p = 0; p < 4; ++p) acc[r][p] = _mm512_setzero_si512();
+    }
 #pragma GCC unroll 16
-    for (int64_t j = 0; j < n; ++j) {
+    for (int64_t j = 0; j < kCols; ++j) {
 #pragma GCC unroll 4
       for (int p = 0; p < 4; ++p) {
-        acc[p] = _mm512_dpbusd_epi32(acc[p], _mm512_loadu_si512(pixel + p * pixel_bytes + start[j]),
-                                     held[j]);
+        const __m512i quad = _mm512_loadu_si512(pixel + p * pixel_bytes + start[j]);
+#pragma GCC unroll 2
+        for (int r = 0; r < kRows; ++r)
+          acc[r][p] = _mm512_dpbusd_epi32(acc[r][p], quad, held[r][j]);
       }
     }
+#pragma GCC unroll 2
+    for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 4
-    for (int p = 0; p < 4; ++p) Store(o + p * channels, mask, acc[p]);
+      for (int p = 0; p < 4; ++p) Store(out[r] + at + p * channels, mask, acc[r][p]);
+    }
     pixel += 4 * pixel_bytes;
-    o += 4 * channels;
+    at += 4 * channels;
   }
   for (; ow < out_cols; ++ow) {
-    __m512i acc = _mm512_setzero_si512();
+    __m512i acc[kRows];
+#pragma GCC unroll 2
+    for (int r = 0; r < kRows; ++r) acc[r] = _mm512_setzero_si512();
 #pragma GCC unroll 16
-    for (int64_t j = 0; j < n; ++j) {
-      acc = _mm512_dpbusd_epi32(acc, _mm512_loadu_si512(pixel + start[j]), held[j]);
+    for (int64_t j = 0; j < kCols; ++j) {
+      const __m512i quad = _mm512_loadu_si512(pixel + start[j]);
+#pragma GCC unroll 2
+      for (int r = 0; r < kRows; ++r) acc[r] = _mm512_dpbusd_epi32(acc[r], quad, held[r][j]);
     }
-    Store(o, mask, acc);
+#pragma GCC unroll 2
+    for (int r = 0; r < kRows; ++r) Store(out[r] + at, mask, acc[r]);
     pixel += pixel_bytes;
-    o += channels;
+    at += channels;
   }
 }
 
@@ -188,11 +202,16 @@ void Int8TapSumRow(const Int8TapRowShape& s, const uint8_t* const* rows, uint8_t
     }
   }
   const int64_t taps = Groups(s) * s.window_cols;
+  const int8_t* const w[2] = {quads, quads_below};
+  int32_t* const outs[2] = {out, out_below};
   for (int64_t c = 0; c < s.channels; c += 16) {
     switch (taps) {
       case 3:  // 3 x 3 (one group of rows)
-        RowBlock<3>(s, scratch, quads, c, out);
-        if (out_below != nullptr) RowBlock<3>(s, scratch, quads_below, c, out_below);
+        if (out_below != nullptr) {
+          RowBlock<3, 2>(s, scratch, w, c, outs);
+        } else {
+          RowBlock<3, 1>(s, scratch, w, c, outs);
+        }
         break;
       default:
         RowBlockAny(s, scratch, quads, c, out);
