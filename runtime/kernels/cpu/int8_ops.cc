@@ -27,6 +27,7 @@
 #include <functional>
 #include <cmath>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -437,6 +438,7 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
     int64_t axis = 2;
     GRT_CONSTRUCT_OK(ctx, ctx->GetAttr("axis", &axis));
     per_channel_ = axis != -1;
+    constant_filter_ = ctx->input_is_constant(kInputFilter);
   }
 
   Status Compute(OpKernelContext* ctx) override {
@@ -477,12 +479,29 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
     const int64_t taps = g.window_rows * g.window_cols;
     const int8_t* f = filter.data<int8_t>();
     const QGemmIsa isa = ActiveQGemmIsa();
+    // The VNNI path's row kernel (int8_tap_sum.h) lays out each input column the row reads once:
+    // the faster with stride 1, where each column serves several pixels; with stride 2 the
+    // pixel-run kernel was as fast or faster on MobileNetV2's layers (Zen 4). With stride and
+    // dilation 1 down the rows and a window of at most 3 rows, it takes two output rows a call,
+    // the second from the same quads.
+    const bool row_kernel = isa == QGemmIsa::kAvx512Vnni && g.stride_cols == 1;
+    const bool row_pairs =
+        row_kernel && g.stride_rows == 1 && g.dilation_rows == 1 && g.window_rows <= 3;
+    Int8TapRowShape shape;
+    shape.window_rows = g.window_rows;
+    shape.window_cols = g.window_cols;
+    shape.channels = channels;
+    shape.in_cols = g.in_cols;
+    shape.pad_left = g.pad_left;
+    shape.stride = g.stride_cols;
+    shape.dilation = g.dilation_cols;
+    shape.out_cols = g.out_cols;
+    const std::shared_ptr<const FilterPack> pack = Pack(f, isa, shape, row_kernel, row_pairs);
     // offsets[c] = zero_point * sum_t w[t][c].
-    std::vector<int32_t> offsets(static_cast<size_t>(channels), 0);
-    for (int64_t t = 0; t < taps; ++t) AddTo(f + t * channels, channels, offsets.data());
+    std::vector<int32_t> offsets(static_cast<size_t>(channels));
     std::vector<float> multipliers(static_cast<size_t>(channels));
     for (int64_t c = 0; c < channels; ++c) {
-      offsets[c] *= q.zero_point;
+      offsets[c] = q.zero_point * pack->sums[c];
       multipliers[c] = q.scale * scale_w[c];
     }
     // One input row of the zero point's code: a tap in a padding row reads it where it would
@@ -499,30 +518,9 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
         last_start < 0
             ? interior_first
             : std::max(interior_first, std::min(last_start / g.stride_cols + 1, g.out_cols));
-
-    // The VNNI path's row kernel (int8_tap_sum.h) lays out each input column the row reads once:
-    // the faster with stride 1, where each column serves several pixels; with stride 2 the
-    // pixel-run kernel was as fast or faster on MobileNetV2's layers (Zen 4).
-    const bool row_kernel = isa == QGemmIsa::kAvx512Vnni && g.stride_cols == 1;
-    Int8TapRowShape shape;
-    shape.window_rows = g.window_rows;
-    shape.window_cols = g.window_cols;
-    shape.channels = channels;
-    shape.in_cols = g.in_cols;
-    shape.pad_left = g.pad_left;
-    shape.stride = g.stride_cols;
-    shape.dilation = g.dilation_cols;
-    shape.out_cols = g.out_cols;
-    const std::vector<int8_t> quads =
-        row_kernel ? PackInt8TapQuads(shape, f) : std::vector<int8_t>();
-    // With stride and dilation 1 down the rows and a window of at most 3 rows, it takes two
-    // output rows a call, the second from the same quads (int8_tap_sum.h).
-    const bool row_pairs =
-        row_kernel && g.stride_rows == 1 && g.dilation_rows == 1 && g.window_rows <= 3;
-    const std::vector<int8_t> quads_below =
-        row_pairs ? PackInt8TapQuads(shape, f, 1) : std::vector<int8_t>();
-    std::optional<Int8TapWeights> weights;
-    if (!row_kernel) weights.emplace(isa, f, taps, channels);
+    const std::vector<int8_t>& quads = pack->quads;
+    const std::vector<int8_t>& quads_below = pack->quads_below;
+    const std::optional<Int8TapWeights>& weights = pack->weights;
 
     const int64_t rows = g.batch * g.out_rows;
     ParallelFor(
@@ -604,10 +602,39 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
     return Status::OK();
   }
 
-  // sum[i] += w[i] for i < n, tap by tap over a filter. __restrict: int8_t could alias the sums,
-  // and the loop would not vectorize.
-  static void AddTo(const int8_t* __restrict w, int64_t n, int32_t* __restrict sum) {
-    for (int64_t i = 0; i < n; ++i) sum[i] += w[i];
+  // What the kernels take of the filter alone: made once where the filter is a Const (the same
+  // buffer every Run), else on each Run.
+  struct FilterPack {
+    std::vector<int32_t> sums;               // sum_t w[t][c]
+    std::vector<int8_t> quads, quads_below;  // the row kernel's (row_pairs: quads_below too)
+    std::optional<Int8TapWeights> weights;   // the pixel-run kernel's
+  };
+
+  // The pack of filter f for this Run's kernels (row_kernel and row_pairs depend only on the
+  // node's attrs and isa, so one cached pack per isa serves every Run).
+  std::shared_ptr<const FilterPack> Pack(const int8_t* f, QGemmIsa isa,
+                                         const Int8TapRowShape& shape, bool row_kernel,
+                                         bool row_pairs) {
+    if (constant_filter_) {
+      std::lock_guard<std::mutex> lock(pack_mu_);
+      if (pack_ != nullptr && pack_filter_ == f && pack_isa_ == isa) return pack_;
+    }
+    const int64_t taps = shape.window_rows * shape.window_cols, channels = shape.channels;
+    auto pack = std::make_shared<FilterPack>();
+    pack->sums.assign(static_cast<size_t>(channels), 0);
+    for (int64_t t = 0; t < taps; ++t) {
+      for (int64_t c = 0; c < channels; ++c) pack->sums[c] += f[t * channels + c];
+    }
+    if (row_kernel) pack->quads = PackInt8TapQuads(shape, f);
+    if (row_pairs) pack->quads_below = PackInt8TapQuads(shape, f, 1);
+    if (!row_kernel) pack->weights.emplace(isa, f, taps, channels);
+    if (constant_filter_) {
+      std::lock_guard<std::mutex> lock(pack_mu_);
+      pack_ = pack;
+      pack_filter_ = f;
+      pack_isa_ = isa;
+    }
+    return pack;
   }
 
   static void ParallelFor(const Device* device, int64_t total, int64_t cost,
@@ -620,6 +647,11 @@ class QuantizedDepthwiseConv2DOp : public QuantizedConv2DOp {
   }
 
   bool per_channel_ = true;
+  bool constant_filter_ = false;
+  std::mutex pack_mu_;
+  std::shared_ptr<const FilterPack> pack_;  // guarded by pack_mu_, with the two below
+  const int8_t* pack_filter_ = nullptr;
+  QGemmIsa pack_isa_ = QGemmIsa::kBaseline;
 };
 
 }  // namespace
