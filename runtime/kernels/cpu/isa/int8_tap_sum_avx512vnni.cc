@@ -24,7 +24,7 @@ inline __m128i Load16(const uint8_t* p) {
   return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
 }
 inline void Store16(uint8_t* p, __m128i v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v); }
-// 16 sums, masked only where the channels end within them (masked stores are slower).
+// 16 sums; masked only where the channels end within them.
 inline void Store(int32_t* p, __mmask16 mask, __m512i v) {
   if (mask == 0xFFFF) {
     _mm512_storeu_si512(p, v);
@@ -50,7 +50,7 @@ void QuadColumn(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const u
                   a3 = Load32(r3 + c);
     const __m256i lo01 = _mm256_unpacklo_epi8(a0, a1), hi01 = _mm256_unpackhi_epi8(a0, a1);
     const __m256i lo23 = _mm256_unpacklo_epi8(a2, a3), hi23 = _mm256_unpackhi_epi8(a2, a3);
-    // Lane L of v0 holds channels 16L + 0..3, of v1 16L + 4..7, of v2 16L + 8..11, of v3 12..15.
+    // Lane L of v0 holds channels 16L + 0..3, v1 16L + 4..7, v2 16L + 8..11, v3 16L + 12..15.
     const __m256i v0 = _mm256_unpacklo_epi16(lo01, lo23), v1 = _mm256_unpackhi_epi16(lo01, lo23);
     const __m256i v2 = _mm256_unpacklo_epi16(hi01, hi23), v3 = _mm256_unpackhi_epi16(hi01, hi23);
     uint8_t* q = dst + 4 * c;
