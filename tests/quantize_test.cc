@@ -297,6 +297,19 @@ TEST(QuantizeCli, BadInputIsNamedAndNothingIsWritten) {
                        Tensor(::tensorflow::DT_INT32, TensorShape({4, 16, 16, 3})))
                   .ok());
   ASSERT_TRUE(WriteStringToFile(bad + "/none.jsonl", "\n").ok());
+  // A file that is not .npy, one cut inside its header, JSON Lines that do not parse or name
+  // another input.
+  fs::create_directories(bad + "/corrupt");
+  fs::create_directories(bad + "/truncated");
+  ASSERT_TRUE(WriteStringToFile(bad + "/corrupt/images.npy", "not an array").ok());
+  ASSERT_TRUE(WriteNpy(bad + "/truncated/images.npy",
+                       Tensor(::tensorflow::DT_FLOAT, TensorShape({4, 16, 16, 3})))
+                  .ok());
+  StatusOr<std::string> whole = ReadFileToString(bad + "/truncated/images.npy");
+  ASSERT_TRUE(whole.ok());
+  ASSERT_TRUE(WriteStringToFile(bad + "/truncated/images.npy", whole->substr(0, 40)).ok());
+  ASSERT_TRUE(WriteStringToFile(bad + "/broken.jsonl", "{\"images\": [[1, 2\n").ok());
+  ASSERT_TRUE(WriteStringToFile(bad + "/other.jsonl", "{\"pixels\": [1, 2]}\n").ok());
   ASSERT_TRUE(WriteStringToFile(bad + "/add.pbtxt",
                                 "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { "
                                 "type: DT_FLOAT } } }\n"
@@ -313,6 +326,15 @@ TEST(QuantizeCli, BadInputIsNamedAndNothingIsWritten) {
       {StrCat(model, " ", out, " --mode int8-static --calibration ", bad, "/empty"), "images"},
       {StrCat(model, " ", out, " --mode int8-static --calibration ", bad, "/none.jsonl"),
        "holds no example"},
+      {StrCat(model, " ", out, " --mode int8-static --calibration ", bad, "/corrupt"),
+       "corrupt/images.npy is not a .npy file"},
+      {StrCat(model, " ", out, " --mode int8-static --calibration ", bad, "/truncated"),
+       "truncated/images.npy: truncated .npy header"},
+      {StrCat(model, " ", out, " --mode int8-static --calibration ", bad, "/broken.jsonl"),
+       "broken.jsonl line 1: not a JSON object"},
+      {StrCat(model, " ", out, " --mode int8-static --calibration ", bad, "/other.jsonl"),
+       "other.jsonl line 1: no value for input images"},
+      {StrCat(bad, "/missing.pb ", out, " --mode int8-dynamic"), "missing.pb"},
       {StrCat(model, " ", out, " --mode int8-static"), "needs --calibration"},
       {StrCat(bad, "/add.pbtxt ", out, " --mode int8-dynamic --output y"), "no quantizable op"},
       {StrCat(model, " ", out, " --mode int4"), "--mode int4"},
