@@ -136,18 +136,6 @@ class Int8OpBase : public OpKernel {
     return scratch;
   }
 
-  // The input as codes less their zero point (for the depthwise), into `centered`.
-  ActivationQuantization CenteredInput(const OpKernelContext& ctx, const Tensor& x,
-                                       int16_t* centered) const {
-    if (input_type_ == ::tensorflow::DT_QUINT8) {
-      const ActivationQuantization& q = input_codes_.dequantization;
-      CenterCodes(ctx.device(), x.data<uint8_t>(), x.NumElements(),
-                  static_cast<int16_t>(q.zero_point), centered);
-      return q;
-    }
-    return QuantizeInput(ctx, x.data<float>(), x.NumElements(), centered);
-  }
-
   // Where the op's finished values go: `out` holds the values, or their codes (Toutput).
   void SetOutput(Tensor* out, Int8Output* o) const {
     if (output_type_ == ::tensorflow::DT_QUINT8) {

@@ -57,27 +57,7 @@ inline void StoreCodes(uint8_t* out, VI v) {
   std::memcpy(out, &codes, sizeof(codes));
 }
 
-// The first n lanes, through a copy padded with zeros.
-inline VI LoadIN(const int32_t* p, int64_t n) {
-  alignas(64) int32_t part[kLanes] = {};
-  for (int64_t i = 0; i < n; ++i) part[i] = p[i];
-  return LoadI(part);
-}
-inline V LoadFN(const float* p, int64_t n) {
-  alignas(64) float part[kLanes] = {};
-  for (int64_t i = 0; i < n; ++i) part[i] = p[i];
-  return LoadF(part);
-}
-inline void StoreFN(float* p, V v, int64_t n) {
-  alignas(64) float part[kLanes];
-  StoreF(part, v);
-  for (int64_t i = 0; i < n; ++i) p[i] = part[i];
-}
-inline void StoreCodesN(uint8_t* p, VI v, int64_t n) {
-  alignas(64) uint8_t part[kLanes];
-  StoreCodes(part, v);
-  for (int64_t i = 0; i < n; ++i) p[i] = part[i];
-}
+#include "runtime/kernels/cpu/isa/int8_output_padded_tail.inc"
 
 }  // namespace int8_output
 }  // namespace

@@ -60,33 +60,14 @@ void WidenRange(const float* x, int64_t n, float* lo, float* hi) {
 }
 
 // Stores the codes of v[0..3] (int32, saturated to [0, 255]) at out[0, 16).
-inline void StoreCodes(const __m128i v[4], int16_t /*center*/, uint8_t* out) {
+inline void StoreCodes(const __m128i v[4], uint8_t* out) {
   const __m128i lo = _mm_packs_epi32(v[0], v[1]), hi = _mm_packs_epi32(v[2], v[3]);
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_packus_epi16(lo, hi));
 }
 
-// Stores the codes of v[0..3] less `center` as int16 at out[0, 16).
-inline void StoreCodes(const __m128i v[4], int16_t center, int16_t* out) {
-  const __m128i lo = _mm_packs_epi32(v[0], v[1]), hi = _mm_packs_epi32(v[2], v[3]);
-  const __m128i codes = _mm_packus_epi16(lo, hi), zero = _mm_setzero_si128();
-  const __m128i c = _mm_set1_epi16(center);
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
-                   _mm_sub_epi16(_mm_unpacklo_epi8(codes, zero), c));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8),
-                   _mm_sub_epi16(_mm_unpackhi_epi8(codes, zero), c));
-}
-
-inline void StoreCode(uint8_t code, int16_t /*center*/, uint8_t* out) { *out = code; }
-inline void StoreCode(uint8_t code, int16_t center, int16_t* out) {
-  *out = static_cast<int16_t>(code - center);
-}
-
 // q[i] = clamp(nearbyint(x[i] / scale) + zero_point, 0, 255). _mm_cvtps_epi32 rounds to nearest
-// even, as nearbyint does in the default rounding mode; NaN becomes 0. Out is uint8_t (the codes)
-// or int16_t (the codes less `center`).
-template <typename Out>
-void QuantizeBlock(const float* x, int64_t n, const ActivationQuantization& q, int16_t center,
-                   Out* out) {
+// even, as nearbyint does in the default rounding mode; NaN becomes 0.
+void QuantizeBlock(const float* x, int64_t n, const ActivationQuantization& q, uint8_t* out) {
   const __m128 scale = _mm_set1_ps(q.scale);
   const __m128i zp = _mm_set1_epi32(q.zero_point);
   int64_t i = 0;
@@ -96,11 +77,11 @@ void QuantizeBlock(const float* x, int64_t n, const ActivationQuantization& q, i
       // Out-of-range values (and NaN) convert to INT32_MIN: negative, so 0 after saturation.
       v[j] = _mm_add_epi32(_mm_cvtps_epi32(_mm_div_ps(_mm_loadu_ps(x + i + 4 * j), scale)), zp);
     }
-    StoreCodes(v, center, out + i);
+    StoreCodes(v, out + i);
   }
   for (; i < n; ++i) {
     const float r = std::nearbyint(x[i] / q.scale) + static_cast<float>(q.zero_point);
-    StoreCode(!(r >= 0.0f) ? 0 : (r >= 255.0f ? 255 : static_cast<uint8_t>(r)), center, out + i);
+    out[i] = !(r >= 0.0f) ? 0 : (r >= 255.0f ? 255 : static_cast<uint8_t>(r));
   }
 }
 
@@ -108,9 +89,8 @@ void QuantizeBlock(const float* x, int64_t n, const ActivationQuantization& q, i
 // range_scale) - min_scaled, 0, 255). The products are clamped to +-2^20 first (beyond the codes'
 // reach either way, and in range for the int32 conversion; NaN becomes -2^20, so code 0); the
 // rounding is trunc plus the sign where the fraction, exact in float, is at least one half.
-template <typename Out>
 void QuantizeBlockMinFirst(const float* x, int64_t n, float range_scale, int32_t min_scaled,
-                           int16_t center, Out* out) {
+                           uint8_t* out) {
   constexpr float kLimit = 1048576.0f;
   const __m128 scale = _mm_set1_ps(range_scale);
   const __m128 lo = _mm_set1_ps(-kLimit), hi = _mm_set1_ps(kLimit);
@@ -130,11 +110,11 @@ void QuantizeBlockMinFirst(const float* x, int64_t n, float range_scale, int32_t
       const __m128i down = _mm_castps_si128(_mm_cmple_ps(frac, minus_half));
       v[j] = _mm_sub_epi32(_mm_add_epi32(_mm_sub_epi32(t, up), down), offset);
     }
-    StoreCodes(v, center, out + i);
+    StoreCodes(v, out + i);
   }
   for (; i < n; ++i) {
     const float r = std::round(x[i] * range_scale) - static_cast<float>(min_scaled);
-    StoreCode(!(r >= 0.0f) ? 0 : (r >= 255.0f ? 255 : static_cast<uint8_t>(r)), center, out + i);
+    out[i] = !(r >= 0.0f) ? 0 : (r >= 255.0f ? 255 : static_cast<uint8_t>(r));
   }
 }
 
@@ -172,9 +152,8 @@ ActivationQuantization ActivationQuantizationForRange(float lo, float hi) {
 
 namespace {
 
-template <typename Out>
 ActivationQuantization QuantizeActivationsTo(const Device* device, const float* x, int64_t n,
-                                             Out* q) {
+                                             uint8_t* q) {
   const int64_t blocks = (n + kElementBlock - 1) / kElementBlock;
   std::vector<float> lo(static_cast<size_t>(blocks), 0.0f), hi(static_cast<size_t>(blocks), 0.0f);
   ParallelFor(device, blocks, kElementBlock, [&](int64_t first, int64_t last) {
@@ -189,28 +168,25 @@ ActivationQuantization QuantizeActivationsTo(const Device* device, const float* 
     mx = std::max(mx, hi[b]);
   }
   const ActivationQuantization quantization = ActivationQuantizationForRange(mn, mx);
-  const int16_t center = static_cast<int16_t>(quantization.zero_point);
   ParallelFor(device, blocks, kElementBlock * 4, [&](int64_t first, int64_t last) {
     for (int64_t b = first; b < last; ++b) {
       const int64_t start = b * kElementBlock;
-      QuantizeBlock(x + start, std::min(kElementBlock, n - start), quantization, center, q + start);
+      QuantizeBlock(x + start, std::min(kElementBlock, n - start), quantization, q + start);
     }
   });
   return quantization;
 }
 
-template <typename Out>
 ActivationQuantization QuantizeActivationsMinFirstTo(const Device* device, const float* x,
                                                      int64_t n, float range_min, float range_max,
-                                                     Out* q) {
+                                                     uint8_t* q) {
   const MinFirstCodes codes = MinFirstCodesFor(range_min, range_max);
-  const int16_t center = static_cast<int16_t>(codes.dequantization.zero_point);
   const int64_t blocks = (n + kElementBlock - 1) / kElementBlock;
   ParallelFor(device, blocks, kElementBlock * 4, [&](int64_t first, int64_t last) {
     for (int64_t b = first; b < last; ++b) {
       const int64_t start = b * kElementBlock;
       QuantizeBlockMinFirst(x + start, std::min(kElementBlock, n - start), codes.range_scale,
-                            codes.min_scaled, center, q + start);
+                            codes.min_scaled, q + start);
     }
   });
   return codes.dequantization;
@@ -256,27 +232,7 @@ MinFirstCodes MinFirstCodesFor(float range_min, float range_max) {
 }
 
 void QuantizeMinFirstBlock(const float* x, int64_t n, const MinFirstCodes& codes, uint8_t* q) {
-  QuantizeBlockMinFirst(x, n, codes.range_scale, codes.min_scaled, 0, q);
-}
-
-void CenterCodes(const Device* device, const uint8_t* q, int64_t n, int16_t center,
-                 int16_t* centered) {
-  const int64_t blocks = (n + kElementBlock - 1) / kElementBlock;
-  ParallelFor(device, blocks, kElementBlock, [&](int64_t first, int64_t last) {
-    const __m128i zero = _mm_setzero_si128(), c = _mm_set1_epi16(center);
-    for (int64_t b = first; b < last; ++b) {
-      const int64_t start = b * kElementBlock, end = std::min(n, start + kElementBlock);
-      int64_t i = start;
-      for (; i + 16 <= end; i += 16) {
-        const __m128i codes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(centered + i),
-                         _mm_sub_epi16(_mm_unpacklo_epi8(codes, zero), c));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(centered + i + 8),
-                         _mm_sub_epi16(_mm_unpackhi_epi8(codes, zero), c));
-      }
-      for (; i < end; ++i) centered[i] = static_cast<int16_t>(q[i] - center);
-    }
-  });
+  QuantizeBlockMinFirst(x, n, codes.range_scale, codes.min_scaled, q);
 }
 
 ActivationQuantization QuantizeActivations(const Device* device, const float* x, int64_t n,
@@ -284,20 +240,9 @@ ActivationQuantization QuantizeActivations(const Device* device, const float* x,
   return QuantizeActivationsTo(device, x, n, q);
 }
 
-ActivationQuantization QuantizeActivations(const Device* device, const float* x, int64_t n,
-                                           int16_t* centered) {
-  return QuantizeActivationsTo(device, x, n, centered);
-}
-
 ActivationQuantization QuantizeActivationsMinFirst(const Device* device, const float* x, int64_t n,
                                                    float range_min, float range_max, uint8_t* q) {
   return QuantizeActivationsMinFirstTo(device, x, n, range_min, range_max, q);
-}
-
-ActivationQuantization QuantizeActivationsMinFirst(const Device* device, const float* x, int64_t n,
-                                                   float range_min, float range_max,
-                                                   int16_t* centered) {
-  return QuantizeActivationsMinFirstTo(device, x, n, range_min, range_max, centered);
 }
 
 void Int8FinishBlock(QGemmIsa isa, const int32_t* acc, int64_t ld_acc, int64_t row, int64_t rows,

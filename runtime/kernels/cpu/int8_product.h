@@ -73,18 +73,6 @@ MinFirstCodes MinFirstCodesFor(float range_min, float range_max);
 // x[0, n) into codes by `codes`, on the calling thread.
 void QuantizeMinFirstBlock(const float* x, int64_t n, const MinFirstCodes& codes, uint8_t* q);
 
-// centered[i] = q[i] - center, over `device`'s intra-op threads (null: the calling thread).
-void CenterCodes(const Device* device, const uint8_t* q, int64_t n, int16_t center,
-                 int16_t* centered);
-
-// As above, but writes each code less the returned zero point, as int16 (in [-255, 255]), for
-// kernels that multiply centered codes (the int8 depthwise), without a second pass.
-ActivationQuantization QuantizeActivations(const Device* device, const float* x, int64_t n,
-                                           int16_t* centered);
-ActivationQuantization QuantizeActivationsMinFirst(const Device* device, const float* x, int64_t n,
-                                                   float range_min, float range_max,
-                                                   int16_t* centered);
-
 // Int8 weights B (k x n) with one float scale per column, packed for QGemm.
 class Int8Weights {
  public:
