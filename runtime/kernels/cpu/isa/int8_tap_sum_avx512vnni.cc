@@ -224,23 +224,8 @@ namespace {
 
 // Int8TapSum (isa/int8_tap_sum_kernel.inc): the AVX-512 path's helpers, with vpdpwssd for
 // pmaddwd and the add.
-using VI = __m512i;
-constexpr int64_t kI16Lanes = 32;
-inline VI LoadI16(const int16_t* p) { return _mm512_loadu_si512(p); }
-inline VI LoadU8AsI16(const uint8_t* p) {
-  return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-}
-inline VI ZeroI() { return _mm512_setzero_si512(); }
+#include "runtime/kernels/cpu/isa/int8_tap_sum_avx512.inc"
 inline VI DotAddI16(VI acc, VI x, VI y) { return _mm512_dpwssd_epi32(acc, x, y); }
-inline VI UnpackLoI16(VI x, VI y) { return _mm512_unpacklo_epi16(x, y); }
-inline VI UnpackHiI16(VI x, VI y) { return _mm512_unpackhi_epi16(x, y); }
-inline void StorePairSums(int32_t* out, VI lo, VI hi) {
-  // 64-bit indices into lo (0-7) and hi (8-15): lanes of lo and hi alternate.
-  const VI first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
-  const VI second = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
-  _mm512_storeu_si512(out, _mm512_permutex2var_epi64(lo, first, hi));
-  _mm512_storeu_si512(out + 16, _mm512_permutex2var_epi64(lo, second, hi));
-}
 
 }  // namespace
 

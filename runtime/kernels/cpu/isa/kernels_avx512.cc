@@ -66,16 +66,7 @@ using BElem = int16_t;
 constexpr int64_t kDepth = 2;
 inline V Zero() { return _mm512_setzero_si512(); }
 inline V LoadB(const BElem* p) { return _mm512_load_si512(p); }
-inline V LoadC(const int32_t* p) { return _mm512_loadu_si512(p); }
-inline void StoreC(int32_t* p, V v) { _mm512_storeu_si512(p, v); }
-inline V Add(V x, V y) { return _mm512_add_epi32(x, y); }
-inline __mmask16 FirstLanes(int64_t count) { return static_cast<__mmask16>((1u << count) - 1); }
-inline V LoadCFirst(const int32_t* p, int64_t count) {
-  return _mm512_maskz_loadu_epi32(FirstLanes(count), p);
-}
-inline void StoreCFirst(int32_t* p, V v, int64_t count) {
-  _mm512_mask_storeu_epi32(p, FirstLanes(count), v);
-}
+#include "runtime/kernels/cpu/isa/qgemm_avx512_c.inc"
 // 32 bytes at a time, widened with vpmovzxbw; the tail through masks.
 inline void ConvertA(const uint8_t* src, int64_t count, AElem* dst) {
   int64_t i = 0;
@@ -107,25 +98,9 @@ constexpr int64_t kMc = 192;
 
 namespace {
 
-// Int8TapSum: 32 int16 a vector; the unpacks work per 128-bit lane, so lane i of lo holds
-// channels 8i to 8i + 3, of hi 8i + 4 to 8i + 7.
-using VI = __m512i;
-constexpr int64_t kI16Lanes = 32;
-inline VI LoadI16(const int16_t* p) { return _mm512_loadu_si512(p); }
-inline VI LoadU8AsI16(const uint8_t* p) {
-  return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-}
-inline VI ZeroI() { return _mm512_setzero_si512(); }
+// Int8TapSum, with vpmaddwd and an add.
+#include "runtime/kernels/cpu/isa/int8_tap_sum_avx512.inc"
 inline VI DotAddI16(VI acc, VI x, VI y) { return _mm512_add_epi32(acc, _mm512_madd_epi16(x, y)); }
-inline VI UnpackLoI16(VI x, VI y) { return _mm512_unpacklo_epi16(x, y); }
-inline VI UnpackHiI16(VI x, VI y) { return _mm512_unpackhi_epi16(x, y); }
-inline void StorePairSums(int32_t* out, VI lo, VI hi) {
-  // 64-bit indices into lo (0-7) and hi (8-15): lanes of lo and hi alternate.
-  const VI first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
-  const VI second = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
-  _mm512_storeu_si512(out, _mm512_permutex2var_epi64(lo, first, hi));
-  _mm512_storeu_si512(out + 16, _mm512_permutex2var_epi64(lo, second, hi));
-}
 
 }  // namespace
 

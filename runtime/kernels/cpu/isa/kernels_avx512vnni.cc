@@ -25,16 +25,7 @@ using BElem = int8_t;
 constexpr int64_t kDepth = 4;
 inline V Zero() { return _mm512_setzero_si512(); }
 inline V LoadB(const BElem* p) { return _mm512_load_si512(p); }
-inline V LoadC(const int32_t* p) { return _mm512_loadu_si512(p); }
-inline void StoreC(int32_t* p, V v) { _mm512_storeu_si512(p, v); }
-inline V Add(V x, V y) { return _mm512_add_epi32(x, y); }
-inline __mmask16 FirstLanes(int64_t count) { return static_cast<__mmask16>((1u << count) - 1); }
-inline V LoadCFirst(const int32_t* p, int64_t count) {
-  return _mm512_maskz_loadu_epi32(FirstLanes(count), p);
-}
-inline void StoreCFirst(int32_t* p, V v, int64_t count) {
-  _mm512_mask_storeu_epi32(p, FirstLanes(count), v);
-}
+#include "runtime/kernels/cpu/isa/qgemm_avx512_c.inc"
 // A is multiplied as it is: only a block that ends inside a step is copied (qgemm_kernel.inc).
 inline void ConvertA(const uint8_t* src, int64_t count, AElem* dst) {
   memcpy(dst, src, static_cast<size_t>(count));
