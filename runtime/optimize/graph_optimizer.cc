@@ -146,6 +146,12 @@ Node* SoleConsumer(const Node* node) {
   return e->dst;
 }
 
+Node* SoleDataConsumer(const Node* node) {
+  const std::vector<Edge*> edges = DataOutEdges(node, 0);
+  if (edges.size() != 1 || node->num_outputs() != 1 || IsFetched(node)) return nullptr;
+  return edges[0]->dst;
+}
+
 Node* InputNode(const Node* node, int i) {
   const Edge* e = node->input_edge(i);
   return e == nullptr ? nullptr : e->src;
@@ -205,8 +211,10 @@ StatusOr<Node*> RebuildNode(OptimizerContext* ctx, Node* node, ::tensorflow::Nod
   for (const Edge* e : node->in_edges()) ins.push_back({e->src, e->src_output, e->dst_input});
   for (const Edge* e : node->out_edges()) outs.push_back({e->dst, e->src_output, e->dst_input});
   Device* device = DeviceOf(*ctx, node);
+  const Tensor const_value = node->const_value();
   ctx->graph->RemoveNode(node);
   GRT_ASSIGN_OR_RETURN(Node * rebuilt, AddNodeOnDevice(ctx, std::move(def), device));
+  if (const_value.IsInitialized()) rebuilt->set_const_value(const_value);
   for (const Link& in : ins) {
     if (in.output == kControlSlot) {
       ctx->graph->AddControlEdge(in.node, rebuilt);
@@ -245,6 +253,20 @@ bool ZeroPadding(const Node* pad, std::vector<int64_t>* paddings) {
     if ((*paddings)[i] < 0) return false;
   }
   return (*paddings)[0] == 0 && (*paddings)[1] == 0 && (*paddings)[6] == 0 && (*paddings)[7] == 0;
+}
+
+bool AddConvPaddings(const Node* conv, std::vector<int64_t>* paddings) {
+  std::string padding;
+  std::vector<int64_t> explicit_paddings;
+  if (!GetNodeAttr(conv->def(), "padding", &padding).ok() ||
+      !GetNodeAttrOr(conv->def(), "explicit_paddings", &explicit_paddings).ok()) {
+    return false;
+  }
+  if (padding == "EXPLICIT" && explicit_paddings.size() == 8 && paddings->size() == 8) {
+    for (int i = 0; i < 8; ++i) (*paddings)[i] += explicit_paddings[i];
+    return true;
+  }
+  return padding == "VALID";
 }
 
 StatusOr<Node*> AddConst(OptimizerContext* ctx, const std::string& name, const Tensor& value,

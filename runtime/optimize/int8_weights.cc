@@ -86,15 +86,6 @@ bool EpilogueFits(const Node* product) {
   return ops[0] == "BiasAdd" && num_args == (residual ? 2 : 1) && ops.size() <= (residual ? 3 : 2);
 }
 
-// The only node that reads `node`'s values (one data edge of output 0, not fetched), which may
-// also have control edges out (a Keras graph's NoOp that waits for every variable read); null
-// when there are others or none.
-Node* SoleDataConsumer(const Node* node) {
-  const std::vector<Edge*> edges = DataOutEdges(node, 0);
-  if (edges.size() != 1 || node->num_outputs() != 1 || IsFetched(node)) return nullptr;
-  return edges[0]->dst;
-}
-
 // The Dequantize that gives `product` its int8 weights as described above, or null.
 Node* MatchInt8Weights(const OptimizerContext& ctx, const Node* product) {
   if (Int8OpFor(product->op()) == nullptr) return nullptr;
@@ -238,24 +229,14 @@ bool MatchStaticInput(const OptimizerContext& ctx, const Node* product, StaticIn
   return true;
 }
 
-// The paddings of `product` with `pad`'s added (its explicit_paddings), or false where the
-// product cannot take them: a MatMul, or SAME padding.
+// The paddings of `product` with `pad`'s added, or false where the product cannot take them: a
+// MatMul, or SAME padding.
 bool PaddingsWithPad(const Node* product, const StaticInput& in, std::vector<int64_t>* out) {
   if (in.pad == nullptr || Int8OpFor(product->op()) == std::string("_GraphrtQuantizedMatMul")) {
     return false;
   }
-  std::string padding;
-  std::vector<int64_t> explicit_paddings;
-  if (!GetNodeAttr(product->def(), "padding", &padding).ok() ||
-      !GetNodeAttrOr(product->def(), "explicit_paddings", &explicit_paddings).ok()) {
-    return false;
-  }
   *out = in.paddings;
-  if (padding == "EXPLICIT" && explicit_paddings.size() == 8) {
-    for (int i = 0; i < 8; ++i) (*out)[i] += explicit_paddings[i];
-    return true;
-  }
-  return padding == "VALID";
+  return AddConvPaddings(product, out);
 }
 
 // Whether only `bypassing` nodes read the pair of `in` (through the Dequantize's output 0).

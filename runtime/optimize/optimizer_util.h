@@ -28,6 +28,9 @@ bool IsFetched(const Node* node);
 // The only consumer of `node` (through one data edge of output 0, no control edges, not
 // fetched); null when there are others or none.
 Node* SoleConsumer(const Node* node);
+// The same, but `node` may also have control edges out (a Keras graph's NoOp that waits for
+// every variable read).
+Node* SoleDataConsumer(const Node* node);
 // The node feeding data input `i`, or null.
 Node* InputNode(const Node* node, int i);
 // Whether `node` is a Const (its value in *value when not null; it may share the graph's
@@ -49,6 +52,9 @@ StatusOr<Node*> RebuildNode(OptimizerContext* ctx, Node* node, ::tensorflow::Nod
 // The [4, 2] paddings of a Const Pad (or PadV2 with a Const zero), in NHWC; false when the pad
 // is not one a convolution can do itself (non-zero value, batch or channel padding).
 bool ZeroPadding(const Node* pad, std::vector<int64_t>* paddings);
+// Adds to `paddings` (a zero Pad's, ZeroPadding's layout) those of convolution `conv`: its
+// explicit_paddings where its padding is EXPLICIT, none where VALID; false where it pads SAME.
+bool AddConvPaddings(const Node* conv, std::vector<int64_t>* paddings);
 // A Const node holding `value`.
 StatusOr<Node*> AddConst(OptimizerContext* ctx, const std::string& name, const Tensor& value,
                          Device* device);

@@ -336,16 +336,9 @@ Status FoldPadIntoConv(OptimizerContext* ctx, Node* conv, std::vector<RewriteRec
       DeviceOf(*ctx, pad) != DeviceOf(*ctx, conv)) {
     return Status::OK();
   }
-  std::string padding, format = "NHWC";
-  std::vector<int64_t> explicit_paddings;
-  if (!GetNodeAttr(conv->def(), "padding", &padding).ok() ||
-      !GetNodeAttrOr(conv->def(), "data_format", &format).ok() || format != "NHWC" ||
-      !GetNodeAttrOr(conv->def(), "explicit_paddings", &explicit_paddings).ok()) {
-    return Status::OK();
-  }
-  if (padding == "EXPLICIT" && explicit_paddings.size() == 8) {
-    for (int i = 0; i < 8; ++i) paddings[i] += explicit_paddings[i];
-  } else if (padding != "VALID") {
+  std::string format = "NHWC";
+  if (!GetNodeAttrOr(conv->def(), "data_format", &format).ok() || format != "NHWC" ||
+      !AddConvPaddings(conv, &paddings)) {
     return Status::OK();
   }
   const Edge* source = pad->input_edge(0);

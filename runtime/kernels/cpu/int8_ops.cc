@@ -203,11 +203,10 @@ class Int8OpBase : public OpKernel {
   }
 
  private:
-  // Quantizes the float input x[0, n) into q (uint8_t: the codes; int16_t: the codes less the
-  // zero point): in the static range where the node has one, else in the range of x.
-  template <typename Out>
+  // Quantizes the float input x[0, n) into codes q: in the static range where the node has one,
+  // else in the range of x.
   ActivationQuantization QuantizeInput(const OpKernelContext& ctx, const float* x, int64_t n,
-                                       Out* q) const {
+                                       uint8_t* q) const {
     if (static_range_) {
       return QuantizeActivationsMinFirst(ctx.device(), x, n, input_min_, input_max_, q);
     }

@@ -192,28 +192,6 @@ ActivationQuantization QuantizeActivationsMinFirstTo(const Device* device, const
   return codes.dequantization;
 }
 
-// Where the output stage and the epilogue write a finished block of output values, which starts
-// at (row, col) of the n-column output: in the output itself (*ldo set to n), or in `scratch`
-// (row stride *ldo, as the caller set it) when the output holds codes.
-float* BlockValues(const Int8Output& out, int64_t row, int64_t col, int64_t n, float* scratch,
-                   int64_t* ldo) {
-  if (out.codes != nullptr) {
-    return scratch;
-  }
-  *ldo = n;
-  return out.values + row * n + col;
-}
-
-// Writes the codes of a finished block (see BlockValues) where the output holds codes.
-void FinishBlock(const Int8Output& out, int64_t row, int64_t rows, int64_t col, int64_t cols,
-                 int64_t n, const float* values, int64_t ldo) {
-  if (out.codes == nullptr) return;
-  for (int64_t r = 0; r < rows; ++r) {
-    QuantizeMinFirstBlock(values + r * ldo, cols, out.requantization,
-                          out.codes + (row + r) * n + col);
-  }
-}
-
 }  // namespace
 
 MinFirstCodes MinFirstCodesFor(float range_min, float range_max) {
@@ -259,14 +237,19 @@ void Int8FinishBlock(QGemmIsa isa, const int32_t* acc, int64_t ld_acc, int64_t r
   args.lower = -std::numeric_limits<float>::infinity();
   args.upper = std::numeric_limits<float>::infinity();
   if (epilogue) {
-    // A general epilogue runs on the float values: in the output, or in scratch before the codes.
-    int64_t ldo = cols;
-    float* values = BlockValues(out, row, col, n, scratch, &ldo);
+    // A general epilogue runs on the float values: in the output, or in scratch (row stride
+    // cols) before their codes.
+    const bool codes = out.codes != nullptr;
+    const int64_t ldo = codes ? cols : n;
+    float* values = codes ? scratch : out.values + row * n + col;
     args.values = values;
     args.ld_out = ldo;
     Int8OutputRows(isa, args);
     epilogue(row, rows, col, cols, values, ldo);
-    FinishBlock(out, row, rows, col, cols, n, values, ldo);
+    for (int64_t r = 0; codes && r < rows; ++r) {
+      QuantizeMinFirstBlock(values + r * ldo, cols, out.requantization,
+                            out.codes + (row + r) * n + col);
+    }
     return;
   }
   args.bias = out.bias == nullptr ? nullptr : out.bias + col;
