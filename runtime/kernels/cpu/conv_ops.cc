@@ -585,33 +585,52 @@ void AccumulateTaps(const C* const* srcs, const C* const* weights, int64_t taps,
   }
 }
 
+// out[p * depth + c] = sum over taps t of srcs[t][p * step + c] * weights[t][c], for p in [0,
+// pixels) and c in [0, depth): the portable form of tap_sum.h's TapSumPixels.
+template <typename C>
+void AccumulateTapPixels(const C* const* srcs, const C* const* weights, int64_t taps,
+                         int64_t pixels, int64_t depth, int64_t step, C* out) {
+  using Vector = Eigen::Array<C, Eigen::Dynamic, 1>;
+  for (int64_t p = 0; p < pixels; ++p) {
+    Eigen::Map<Vector> acc(out + p * depth, depth);
+    acc.setZero();
+    for (int64_t t = 0; t < taps; ++t) {
+      acc += Eigen::Map<const Vector>(srcs[t] + p * step, depth) *
+             Eigen::Map<const Vector>(weights[t], depth);
+    }
+  }
+}
+
 // out[N, OH, OW, depth * multiplier] in compute type C; output channel c * multiplier + m reads
-// input channel c.
+// input channel c. `epilogue`, when given (float only), runs over each output row as soon as it
+// is computed, while it is still in cache.
 //
-// Each output row is a sum over filter taps of elementwise products (AccumulateTaps) of a
-// contiguous run of input values and the tap's weights, tiled to a period that is a multiple of
-// both out_depth and AccumulateTaps' chunk. With unit column stride and multiplier 1 the input
-// rows are those runs, for every output column whose window lies inside the image (the few at
-// the edges are done pixel by pixel). Otherwise the input is first rearranged so that they are:
-// columns padded with zeros, each channel repeated `multiplier` times, and the columns split by
-// phase modulo the column stride ([N, H, stride, ceil(padded_cols / stride), out_depth]).
+// Each output row is a sum over filter taps of elementwise products of input values and the
+// tap's weights. With multiplier 1 the input is read in place: for every output column whose
+// window lies inside the image, a tap reads the input pixel `stride` pixels after the one the
+// previous column's read (TapSumPixels / AccumulateTapPixels), and the few columns at the edges,
+// whose windows hang over the padding, are done pixel by pixel. With a multiplier, the input is
+// first rearranged so that each channel is repeated `multiplier` times, columns padded with
+// zeros and split by phase modulo the column stride ([N, H, stride, ceil(padded_cols / stride),
+// out_depth]), and every output row is one contiguous run per tap (TapSum / AccumulateTaps, the
+// weights tiled to a period that is a multiple of both out_depth and the kernel's chunk).
 template <typename C>
 void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t multiplier,
-                       const C* in, const C* filter, C* out) {
+                       const C* in, const C* filter, C* out, const RowsEpilogue* epilogue) {
   using Vector = Eigen::Array<C, Eigen::Dynamic, 1>;
   const int64_t out_depth = g.depth * multiplier;
   const int64_t row_len = g.out_cols * out_depth;
   const int64_t taps = g.window_rows * g.window_cols;
   const int64_t stride = g.stride_cols;
-  const bool unit = multiplier == 1 && stride == 1;
+  const bool direct = multiplier == 1;
 
-  // The rearranged input, unless `unit`.
+  // The rearranged input, unless `direct`.
   const int64_t padded_cols =
       std::max(g.pad_left + g.in_cols,
                (g.out_cols - 1) * stride + (g.window_cols - 1) * g.dilation_cols + 1);
   const int64_t phase_len = (padded_cols + stride - 1) / stride * out_depth;
   std::unique_ptr<ScratchBuffer<C>> arranged;
-  if (!unit) {
+  if (!direct) {
     const int64_t rows = g.batch * g.in_rows;
     arranged = std::make_unique<ScratchBuffer<C>>(rows * stride * phase_len);
     ctx->ParallelFor(rows, stride * phase_len, [&](int64_t first, int64_t last) {
@@ -623,10 +642,6 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
           const int64_t col = iw + g.pad_left;
           C* d = dst + (col % stride) * phase_len + (col / stride) * out_depth;
           const C* pixel = src_row + iw * g.depth;
-          if (multiplier == 1) {
-            std::copy(pixel, pixel + g.depth, d);
-            continue;
-          }
           for (int64_t ch = 0; ch < g.depth; ++ch) {
             std::fill(d + ch * multiplier, d + (ch + 1) * multiplier, pixel[ch]);
           }
@@ -635,7 +650,7 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
     });
   }
 
-  // The AVX2 / AVX-512 loop for float (tap_sum.h), or AccumulateTaps.
+  // The AVX2 / AVX-512 loops for float (tap_sum.h), or their portable forms.
   const CpuIsa isa = ActiveCpuIsa();
   const bool vector_taps = std::is_same<C, float>::value && HasTapSum(isa);
   auto accumulate = [&](const C* const* srcs, const C* const* weights, int64_t used, int64_t len,
@@ -648,21 +663,33 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
     }
     AccumulateTaps<C>(srcs, weights, used, len, period, out_row);
   };
+  auto accumulate_pixels = [&](const C* const* srcs, const C* const* weights, int64_t used,
+                               int64_t pixels, int64_t step, C* out_row) {
+    if constexpr (std::is_same<C, float>::value) {
+      if (vector_taps) {
+        TapSumPixels(isa, srcs, weights, used, pixels, out_depth, step, out_row);
+        return;
+      }
+    }
+    AccumulateTapPixels<C>(srcs, weights, used, pixels, out_depth, step, out_row);
+  };
 
-  // tiled[tap][i] = filter[tap][i % out_depth] for i in [0, period).
+  // Unless `direct`, tiled[tap][i] = filter[tap][i % out_depth] for i in [0, period).
   const int64_t period_unit = vector_taps ? kTapSumPeriodUnit : kTapChunk<C>;
   int64_t period = period_unit;
   while (period % out_depth != 0) period += period_unit;
-  std::unique_ptr<C[]> tiled(new C[taps * period]);
-  for (int64_t t = 0; t < taps; ++t) {
+  std::unique_ptr<C[]> tiled(new C[direct ? 0 : taps * period]);
+  for (int64_t t = 0; t < (direct ? 0 : taps); ++t) {
     for (int64_t i = 0; i < period; ++i) {
       tiled[t * period + i] = filter[t * out_depth + i % out_depth];
     }
   }
-  // With `unit`, the output columns whose whole window lies inside the image: [inner0, inner1).
+  // With `direct`, the output columns whose whole window lies inside the image: [inner0, inner1).
   const int64_t reach = (g.window_cols - 1) * g.dilation_cols;
-  const int64_t inner0 = std::min(g.out_cols, g.pad_left);
-  const int64_t inner1 = std::max(inner0, std::min(g.out_cols, g.in_cols - reach + g.pad_left));
+  const int64_t inner0 = std::min(g.out_cols, (g.pad_left + stride - 1) / stride);
+  const int64_t last_start = g.in_cols - 1 - reach + g.pad_left;  // padded column
+  const int64_t inner1 =
+      last_start < 0 ? inner0 : std::max(inner0, std::min(g.out_cols, last_start / stride + 1));
 
   ctx->ParallelFor(g.batch * g.out_rows, row_len * taps, [&](int64_t first, int64_t last) {
     std::vector<const C*> srcs(taps), weights(taps);
@@ -675,25 +702,27 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
         if (ih < 0 || ih >= g.in_rows) continue;
         for (int64_t kw = 0; kw < g.window_cols; ++kw) {
           const int64_t offset = kw * g.dilation_cols;  // padded column read by output 0
-          if (unit) {
+          if (direct) {
             srcs[used] =
-                in + ((n * g.in_rows + ih) * g.in_cols + inner0 - g.pad_left + offset) * g.depth;
+                in + ((n * g.in_rows + ih) * g.in_cols + inner0 * stride - g.pad_left + offset) *
+                         g.depth;
           } else {
             srcs[used] = arranged->get() + (n * g.in_rows + ih) * stride * phase_len +
                          (offset % stride) * phase_len + (offset / stride) * out_depth;
           }
-          weights[used] = tiled.get() + (kh * g.window_cols + kw) * period;
+          weights[used] = direct ? filter + (kh * g.window_cols + kw) * out_depth
+                                 : tiled.get() + (kh * g.window_cols + kw) * period;
           ++used;
         }
       }
-      if (!unit) {
+      if (!direct) {
         accumulate(srcs.data(), weights.data(), used, row_len, period, out_row);
-        continue;
+      } else {
+        accumulate_pixels(srcs.data(), weights.data(), used, inner1 - inner0, stride * g.depth,
+                          out_row + inner0 * out_depth);
       }
-      accumulate(srcs.data(), weights.data(), used, (inner1 - inner0) * out_depth, period,
-                 out_row + inner0 * out_depth);
-      // The edge columns, whose windows hang over the padding.
-      for (int64_t ow = 0; ow < g.out_cols; ++ow) {
+      // With `direct`, the edge columns, whose windows hang over the padding.
+      for (int64_t ow = 0; direct && ow < g.out_cols; ++ow) {
         if (ow == inner0) ow = inner1;
         if (ow >= g.out_cols) break;
         Eigen::Map<Vector> acc(out_row + ow * out_depth, out_depth);
@@ -702,7 +731,7 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
           const int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
           if (ih < 0 || ih >= g.in_rows) continue;
           for (int64_t kw = 0; kw < g.window_cols; ++kw) {
-            const int64_t iw = ow - g.pad_left + kw * g.dilation_cols;
+            const int64_t iw = ow * stride - g.pad_left + kw * g.dilation_cols;
             if (iw < 0 || iw >= g.in_cols) continue;
             acc +=
                 Eigen::Map<const Vector>(in + ((n * g.in_rows + ih) * g.in_cols + iw) * g.depth,
@@ -710,6 +739,9 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
                 Eigen::Map<const Vector>(filter + (kh * g.window_cols + kw) * out_depth, g.depth);
           }
         }
+      }
+      if constexpr (std::is_same<C, float>::value) {
+        if (epilogue != nullptr) (*epilogue)(row * g.out_cols, g.out_cols, out_row);
       }
     }
   });
@@ -739,14 +771,19 @@ class DepthwiseConv2dNativeOp : public ConvOpBase {
     const int64_t multiplier = filter.dim_size(3);
     Window2D g;
     GRT_RETURN_IF_ERROR(attrs_.Geometry(input.shape(), filter.dim_size(0), filter.dim_size(1), &g));
+    const int64_t out_depth = in_depth * multiplier;
+    const TensorShape out_shape = attrs_.OutputShape(g, out_depth);
+    RowsEpilogue epilogue;
+    GRT_RETURN_IF_ERROR(BindEpilogue(*ctx, out_shape, out_depth, &epilogue));
+    const RowsEpilogue* rows_epilogue = epilogue ? &epilogue : nullptr;
     Tensor* out = nullptr;
-    GRT_RETURN_IF_ERROR(
-        ctx->allocate_output(kOutput, attrs_.OutputShape(g, in_depth * multiplier), &out));
+    GRT_RETURN_IF_ERROR(ctx->allocate_output(kOutput, out_shape, &out));
     if (out->NumElements() == 0) return Status::OK();
     using C = ComputeType<T>;
-    return RunInNhwc<T>(
-        ctx, attrs_, g, in_depth * multiplier, input, filter, out,
-        [&](const C* in, const C* f, C* o) { DepthwiseConvNhwc<C>(ctx, g, multiplier, in, f, o); });
+    return RunInNhwc<T>(ctx, attrs_, g, out_depth, input, filter, out,
+                        [&](const C* in, const C* f, C* o) {
+                          DepthwiseConvNhwc<C>(ctx, g, multiplier, in, f, o, rows_epilogue);
+                        });
   }
 
  private:
@@ -769,7 +806,7 @@ class FusedConvOp : public Conv {
 
   Status Compute(OpKernelContext* ctx) override {
     GRT_RETURN_IF_ERROR(Conv::Compute(ctx));
-    // Conv2D runs the epilogue itself, block by block (BindEpilogue).
+    // The convolutions run the epilogue themselves, block by block (BindEpilogue).
     if constexpr (kEpilogueInside) return Status::OK();
     Tensor& out = ctx->outputs()[kOutput].tensor;
     const int64_t channels = out.dims() == 4 ? out.dim_size(3) : 0;
@@ -791,7 +828,8 @@ class FusedConvOp : public Conv {
   }
 
  private:
-  static constexpr bool kEpilogueInside = std::is_same<Conv, Conv2DOp<float>>::value;
+  static constexpr bool kEpilogueInside = std::is_same<Conv, Conv2DOp<float>>::value ||
+                                          std::is_same<Conv, DepthwiseConv2dNativeOp<float>>::value;
   FusedEpilogue epilogue_;
 };
 

@@ -301,9 +301,19 @@ TEST(ConvOpsTest, DepthwiseMatchesReference) {
     std::string padding;
   };
   const std::vector<Case> cases = {
-      {2, 11, 9, 6, 2, 3, 3, 1, 2, 2, 1, "SAME"}, {1, 12, 13, 20, 1, 3, 3, 1, 1, 1, 1, "SAME"},
-      {2, 9, 10, 7, 1, 3, 2, 1, 1, 2, 3, "SAME"}, {1, 8, 9, 16, 1, 5, 5, 2, 2, 1, 1, "SAME"},
-      {1, 7, 6, 3, 3, 2, 3, 1, 1, 1, 1, "VALID"}, {1, 6, 3, 5, 1, 3, 5, 1, 1, 1, 1, "SAME"},
+      {2, 11, 9, 6, 2, 3, 3, 1, 2, 2, 1, "SAME"},
+      {1, 12, 13, 20, 1, 3, 3, 1, 1, 1, 1, "SAME"},
+      {2, 9, 10, 7, 1, 3, 2, 1, 1, 2, 3, "SAME"},
+      {1, 8, 9, 16, 1, 5, 5, 2, 2, 1, 1, "SAME"},
+      {1, 7, 6, 3, 3, 2, 3, 1, 1, 1, 1, "VALID"},
+      {1, 6, 3, 5, 1, 3, 5, 1, 1, 1, 1, "SAME"},
+      // Multiplier 1 with column strides, read in place: depths of whole chunks, whole vectors
+      // and a scalar tail, dilated and not, and windows over both edges.
+      {1, 9, 11, 40, 1, 3, 3, 2, 2, 1, 1, "SAME"},
+      {2, 14, 15, 96, 1, 3, 3, 2, 2, 1, 1, "VALID"},
+      {1, 10, 13, 7, 1, 3, 3, 3, 3, 1, 1, "SAME"},
+      {1, 12, 12, 17, 1, 3, 3, 1, 2, 1, 2, "SAME"},
+      {1, 4, 3, 64, 1, 5, 5, 2, 2, 1, 1, "SAME"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(StrCat(c.h, "x", c.w, "x", c.d, " m=", c.m, " k=", c.kh, "x", c.kw,
@@ -451,6 +461,42 @@ TEST(ConvOpsTest, FusedConvEpilogueValuesAndBadArguments) {
       fused(MakeTensor<float>({4}, bias), MakeTensor<float>({1, 5, 5, 4}, Seq(100)));
   EXPECT_EQ(wrong_residual.status().message(),
             "the residual addend has shape [1,5,5,4], the output [2,5,5,4]");
+}
+
+// The depthwise convolution runs its epilogue row by row inside the convolution: the same
+// values as the plain op followed by BiasAdd and Relu6, on the strided path and the unit one.
+TEST(ConvOpsTest, FusedDepthwiseEpilogueValues) {
+  AttrValue fused_ops;
+  for (const char* op : {"BiasAdd", "Relu6"}) fused_ops.mutable_list()->add_s(op);
+  for (int64_t stride : {1, 2}) {
+    SCOPED_TRACE(StrCat("stride ", stride));
+    const Tensor x = MakeTensor<float>({2, 7, 9, 24}, RandomValues(2 * 7 * 9 * 24, 31));
+    std::vector<float> f = RandomValues(3 * 3 * 24, 32);
+    for (float& v : f) v *= 8.f;  // outputs beyond 6 and below 0
+    const Tensor filter = MakeTensor<float>({3, 3, 24, 1}, f);
+    const std::vector<float> bias = RandomValues(24, 33);
+    ConvCase plain;
+    plain.strides = {1, stride, stride, 1};
+    StatusOr<Tensor> conv = RunConv("DepthwiseConv2dNative", x, filter, plain);
+    ASSERT_TRUE(conv.ok()) << conv.status();
+    StatusOr<Tensor> y =
+        RunOp("_FusedDepthwiseConv2dNative", {x, filter, MakeTensor<float>({24}, bias)},
+              {{"strides", AttrInts({1, stride, stride, 1})},
+               {"padding", AttrString("SAME")},
+               {"dilations", AttrInts({1, 1, 1, 1})},
+               {"data_format", AttrString("NHWC")},
+               {"fused_ops", fused_ops},
+               {"num_args", AttrInt(1)}});
+    ASSERT_TRUE(y.ok()) << y.status();
+    ASSERT_EQ(y->shape(), conv->shape());
+    int clipped = 0;
+    for (int64_t i = 0; i < y->NumElements(); ++i) {
+      const float sum = conv->data<float>()[i] + bias[i % 24];
+      clipped += sum < 0.f || sum > 6.f;
+      EXPECT_EQ(y->data<float>()[i], std::min(6.f, std::max(0.f, sum))) << i;
+    }
+    EXPECT_GT(clipped, 0);
+  }
 }
 
 TEST(ConvOpsTest, ShapeFunction) {

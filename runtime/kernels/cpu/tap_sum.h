@@ -1,6 +1,9 @@
-// The inner loop of the depthwise convolution (conv_ops.cc) for the AVX2 and AVX-512 paths:
-// out[i] = sum over taps t of srcs[t][i] * weights[t][i % period], for i in [0, len), all taps
-// of four vectors of outputs accumulated in registers before one store.
+// The inner loops of the depthwise convolution (conv_ops.cc) for the AVX2 and AVX-512 paths, all
+// taps of four vectors of outputs accumulated in registers before one store:
+// - TapSum: out[i] = sum over taps t of srcs[t][i] * weights[t][i % period], for i in [0, len)
+//   (a row of outputs whose windows are runs of the input: unit column stride);
+// - TapSumPixels: out[p * depth + c] = sum over taps t of srcs[t][p * step + c] * weights[t][c],
+//   for p in [0, pixels) and c in [0, depth) (pixels whose windows are `step` floats apart).
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_TAP_SUM_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_TAP_SUM_H_
 
@@ -21,20 +24,34 @@ namespace isa {
 namespace avx2 {
 void TapSum(const float* const* srcs, const float* const* weights, int64_t taps, int64_t len,
             int64_t period, float* out);
+void TapSumPixels(const float* const* srcs, const float* const* weights, int64_t taps,
+                  int64_t pixels, int64_t depth, int64_t step, float* out);
 }  // namespace avx2
 namespace avx512 {
 void TapSum(const float* const* srcs, const float* const* weights, int64_t taps, int64_t len,
             int64_t period, float* out);
+void TapSumPixels(const float* const* srcs, const float* const* weights, int64_t taps,
+                  int64_t pixels, int64_t depth, int64_t step, float* out);
 }  // namespace avx512
 }  // namespace isa
 
 // Runs the TapSum of `isa`. REQUIRES: HasTapSum(isa) and the CPU runs it.
-inline void TapSum(CpuIsa isa, const float* const* srcs, const float* const* weights,
-                   int64_t taps, int64_t len, int64_t period, float* out) {
+inline void TapSum(CpuIsa isa, const float* const* srcs, const float* const* weights, int64_t taps,
+                   int64_t len, int64_t period, float* out) {
   if (isa == CpuIsa::kAvx512) {
     isa::avx512::TapSum(srcs, weights, taps, len, period, out);
   } else {
     isa::avx2::TapSum(srcs, weights, taps, len, period, out);
+  }
+}
+
+// Runs the TapSumPixels of `isa`. REQUIRES: HasTapSum(isa) and the CPU runs it.
+inline void TapSumPixels(CpuIsa isa, const float* const* srcs, const float* const* weights,
+                         int64_t taps, int64_t pixels, int64_t depth, int64_t step, float* out) {
+  if (isa == CpuIsa::kAvx512) {
+    isa::avx512::TapSumPixels(srcs, weights, taps, pixels, depth, step, out);
+  } else {
+    isa::avx2::TapSumPixels(srcs, weights, taps, pixels, depth, step, out);
   }
 }
 

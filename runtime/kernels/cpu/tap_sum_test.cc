@@ -54,5 +54,54 @@ TEST(TapSumTest, EveryPathMatchesDoubleSum) {
   EXPECT_EQ(checked, static_cast<int>(paths.size()) * 5 * 10 * 2);
 }
 
+// TapSumPixels on every path against a double-precision sum: depths of whole chunks, whole
+// vectors and scalar tails, pixel steps of one and three pixels.
+TEST(TapSumTest, PixelsMatchDoubleSum) {
+  std::vector<CpuIsa> paths;
+  for (CpuIsa isa : {CpuIsa::kAvx2, CpuIsa::kAvx512}) {
+    if (static_cast<int>(isa) <= static_cast<int>(DetectedCpuIsa())) paths.push_back(isa);
+  }
+  if (paths.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  int checked = 0;
+  for (CpuIsa isa : paths) {
+    for (int64_t taps : {0, 1, 9}) {
+      for (int64_t depth : {1, 7, 8, 16, 24, 40, 64, 96, 100}) {
+        for (int64_t step_pixels : {1, 3}) {
+          const int64_t pixels = 5, step = step_pixels * depth;
+          std::vector<std::vector<float>> src(taps, std::vector<float>(pixels * step));
+          std::vector<std::vector<float>> weight(taps, std::vector<float>(depth));
+          std::vector<const float*> srcs, weights;
+          for (int64_t t = 0; t < taps; ++t) {
+            for (float& x : src[t]) x = dist(rng);
+            for (float& x : weight[t]) x = dist(rng);
+            srcs.push_back(src[t].data());
+            weights.push_back(weight[t].data());
+          }
+          std::vector<float> out(pixels * depth + 1, 42.f);
+          TapSumPixels(isa, srcs.data(), weights.data(), taps, pixels, depth, step, out.data());
+          for (int64_t p = 0; p < pixels; ++p) {
+            for (int64_t c = 0; c < depth; ++c) {
+              double sum = 0, magnitude = 0;
+              for (int64_t t = 0; t < taps; ++t) {
+                const double term = static_cast<double>(src[t][p * step + c]) * weight[t][c];
+                sum += term;
+                magnitude += std::fabs(term);
+              }
+              ASSERT_NEAR(out[p * depth + c], sum, 1e-6 * magnitude + 1e-7)
+                  << CpuIsaName(isa) << " taps=" << taps << " depth=" << depth << " at " << p << ","
+                  << c;
+            }
+          }
+          ASSERT_EQ(out[pixels * depth], 42.f) << "wrote past the end";
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, static_cast<int>(paths.size()) * 3 * 9 * 2);
+}
+
 }  // namespace
 }  // namespace graphrt
