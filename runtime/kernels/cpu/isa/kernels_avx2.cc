@@ -37,6 +37,13 @@ using M = __m256;  // a comparison's result
 inline M LessThan(V x, V y) { return _mm256_cmp_ps(x, y, _CMP_LT_OQ); }
 inline V Select(M m, V if_true, V if_false) { return _mm256_blendv_ps(if_false, if_true, m); }
 inline V MulAdd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+// The first n lanes of a vector, 1 <= n <= kLanes (the others read as zero, and not written).
+inline __m256i FirstLanes(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline V LoadFirst(const float* p, int64_t n) { return _mm256_maskload_ps(p, FirstLanes(n)); }
+inline void StoreFirst(float* p, V v, int64_t n) { _mm256_maskstore_ps(p, FirstLanes(n), v); }
 
 // SGEMM: 6 x 16 register tiles (12 accumulators).
 constexpr int kMr = 6;

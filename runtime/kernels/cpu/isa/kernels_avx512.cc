@@ -40,6 +40,10 @@ using M = __mmask16;  // a comparison's result
 inline M LessThan(V x, V y) { return _mm512_cmp_ps_mask(x, y, _CMP_LT_OQ); }
 inline V Select(M m, V if_true, V if_false) { return _mm512_mask_blend_ps(m, if_false, if_true); }
 inline V MulAdd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+// The first n lanes of a vector, 1 <= n <= kLanes (the others read as zero, and not written).
+inline __mmask16 FirstLanes(int64_t n) { return static_cast<__mmask16>((1u << n) - 1); }
+inline V LoadFirst(const float* p, int64_t n) { return _mm512_maskz_loadu_ps(FirstLanes(n), p); }
+inline void StoreFirst(float* p, V v, int64_t n) { _mm512_mask_storeu_ps(p, FirstLanes(n), v); }
 
 // SGEMM: 12 x 32 register tiles (24 accumulators).
 constexpr int kMr = 12;
