@@ -321,6 +321,24 @@ void DirectConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t out_d
 // count) of [pixels, out_depth], `rows` pointing at the first.
 using RowsEpilogue = std::function<void(int64_t first, int64_t count, float* rows)>;
 
+// A fused convolution's epilogue as RowsEpilogue and, where the packed SGEMM applies its
+// activation in registers, as that SGEMM applies it to each tile as it stores it (`tiles`: the
+// bias of all output channels, the addend laid out as the whole output). Empty (rows unset) for
+// a plain convolution.
+struct ConvEpilogue {
+  RowsEpilogue rows;
+  bool has_tiles = false;
+  SgemmEpilogue tiles;
+
+  // `tiles` for a product whose output starts at row `first` and channel `channel`.
+  SgemmEpilogue TilesFrom(int64_t first, int64_t channel, int64_t out_depth) const {
+    SgemmEpilogue e = tiles;
+    e.bias += channel;
+    if (e.addend != nullptr) e.addend += first * out_depth + channel;
+    return e;
+  }
+};
+
 // `epilogue` over all `pixels` rows of `out`, shared out over the threads.
 inline void EpilogueOverRows(const OpKernelContext* ctx, const RowsEpilogue& epilogue,
                              int64_t pixels, int64_t out_depth, float* out) {
@@ -331,22 +349,33 @@ inline void EpilogueOverRows(const OpKernelContext* ctx, const RowsEpilogue& epi
 
 // out[N*OH*OW, out_depth] = conv(in NHWC, filter HWIO) in compute type C. `weights`, when
 // given, keeps a constant float filter packed from one Run to the next. `epilogue`, when given
-// (float only), runs over each block of output rows as soon as it is computed, while it is
-// still in cache.
+// (float only), runs inside the GEMMs' tiles where it can (ConvEpilogue), or else over each
+// block of output rows as soon as it is computed, while it is still in cache.
 template <typename C>
 void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth, int64_t out_depth,
               const C* in, const C* filter, C* out, PackedWeights* weights,
-              const RowsEpilogue* epilogue) {
-  // The epilogue over rows [first, first + count), where there is one.
+              const ConvEpilogue* epilogue) {
+  const bool in_tiles = epilogue != nullptr && epilogue->has_tiles;
+  // The epilogue for a GEMM whose output starts at row `first` and channel `channel`, where it
+  // runs inside the tiles (in *storage).
+  auto tiles_from = [&](int64_t first, int64_t channel,
+                        SgemmEpilogue* storage) -> const SgemmEpilogue* {
+    if (!in_tiles) return nullptr;
+    *storage = epilogue->TilesFrom(first, channel, out_depth);
+    return storage;
+  };
+  // The epilogue over rows [first, first + count), where there is one and the GEMMs did not run
+  // it.
   auto finish = [&](int64_t first, int64_t count) {
     if constexpr (std::is_same<C, float>::value) {
-      if (epilogue != nullptr) (*epilogue)(first, count, out + first * out_depth);
+      if (epilogue != nullptr && !in_tiles) epilogue->rows(first, count, out + first * out_depth);
     }
   };
-  auto finish_all = [&] {
+  // The epilogue over all rows, after kernels that do not run it (`gemm`: after the GEMMs).
+  auto finish_all = [&](bool gemm) {
     if constexpr (std::is_same<C, float>::value) {
-      if (epilogue != nullptr) {
-        EpilogueOverRows(ctx, *epilogue, g.batch * g.out_rows * g.out_cols, out_depth, out);
+      if (epilogue != nullptr && !(gemm && in_tiles)) {
+        EpilogueOverRows(ctx, epilogue->rows, g.batch * g.out_rows * g.out_cols, out_depth, out);
       }
     }
   };
@@ -377,20 +406,24 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
             for (int64_t c = first; c < last; ++c) {
               const int64_t r0 = c * kPointwiseRows;
               const int64_t count = std::min(kPointwiseRows, pixels - r0);
+              SgemmEpilogue storage;
               GemmOnThisThread<C>({in + r0 * g.depth, count, patch_depth, g.depth}, false,
                                   {filter, patch_depth, out_depth, out_depth}, false,
-                                  {out + r0 * out_depth, count, out_depth, out_depth}, prepacked);
+                                  {out + r0 * out_depth, count, out_depth, out_depth}, prepacked,
+                                  tiles_from(r0, 0, &storage));
               finish(r0, count);
             }
           });
       return;
     }
     for (int64_t grp = 0; grp < groups; ++grp) {
+      SgemmEpilogue storage;
       Gemm<C>(ctx, {in + grp * patch_depth, pixels, patch_depth, g.depth}, false,
               {filter + grp * group_out, patch_depth, group_out, out_depth}, false,
-              {out + grp * group_out, pixels, group_out, out_depth}, prepacked);
+              {out + grp * group_out, pixels, group_out, out_depth}, prepacked,
+              tiles_from(0, grp * group_out, &storage));
     }
-    finish_all();
+    finish_all(true);
     return;
   }
   if (DirectConvApplies<C>(g, patch_depth, out_depth)) {
@@ -398,7 +431,7 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
     const int64_t cols = SpannedExtent(g.out_cols, g.stride_cols, g.window_cols, g.dilation_cols);
     if (g.pad_top == 0 && g.pad_left == 0 && rows <= g.in_rows && cols <= g.in_cols) {
       DirectConvNhwc<C>(ctx, g, out_depth, in, filter, out);
-      finish_all();
+      finish_all(false);
       return;
     }
     // Windows reach into the padding: run on a zero-padded copy of the input (the size of the
@@ -424,7 +457,7 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
       }
     });
     DirectConvNhwc<C>(ctx, padded, out_depth, copy.get(), filter, out);
-    finish_all();
+    finish_all(false);
     return;
   }
 
@@ -439,10 +472,12 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
       MatrixRef<const C> a{patches, count, patch_len, patch_len};
       MatrixRef<const C> f{filter + grp * group_out, patch_len, group_out, out_depth};
       MatrixRef<C> o{out + first * out_depth + grp * group_out, count, group_out, out_depth};
+      SgemmEpilogue storage;
+      const SgemmEpilogue* tiles = tiles_from(first, grp * group_out, &storage);
       if (parallel_gemm) {
-        Gemm<C>(ctx, a, false, f, false, o, prepacked);
+        Gemm<C>(ctx, a, false, f, false, o, prepacked, tiles);
       } else {
-        GemmOnThisThread<C>(a, false, f, false, o, prepacked);
+        GemmOnThisThread<C>(a, false, f, false, o, prepacked, tiles);
       }
     }
     finish(first, count);
@@ -470,7 +505,7 @@ class ConvOpBase : public OpKernel {
   // A fused convolution's epilogue for an output of `out_shape` (NHWC), checked before anything
   // is computed; left empty by the plain convolutions.
   virtual Status BindEpilogue(const OpKernelContext& /*ctx*/, const TensorShape& /*out_shape*/,
-                              int64_t /*out_depth*/, RowsEpilogue* /*epilogue*/) const {
+                              int64_t /*out_depth*/, ConvEpilogue* /*epilogue*/) const {
     return Status::OK();
   }
 };
@@ -519,17 +554,17 @@ class Conv2DOp : public ConvOpBase {
     Window2D g;
     GRT_RETURN_IF_ERROR(attrs_.Geometry(input.shape(), filter.dim_size(0), filter.dim_size(1), &g));
     const TensorShape out_shape = attrs_.OutputShape(g, out_depth);
-    RowsEpilogue epilogue;
+    ConvEpilogue epilogue;
     GRT_RETURN_IF_ERROR(BindEpilogue(*ctx, out_shape, out_depth, &epilogue));
-    const RowsEpilogue* rows_epilogue = epilogue ? &epilogue : nullptr;
+    const ConvEpilogue* conv_epilogue = epilogue.rows ? &epilogue : nullptr;
     Tensor* out = nullptr;
     GRT_RETURN_IF_ERROR(ctx->allocate_output(kOutput, out_shape, &out));
     if (out->NumElements() == 0) return Status::OK();
     if (in_depth == 0) {
       std::fill(out->data<T>(), out->data<T>() + out->NumElements(), T(0));
       if constexpr (std::is_same<T, float>::value) {
-        if (rows_epilogue != nullptr) {
-          EpilogueOverRows(ctx, epilogue, out->NumElements() / out_depth, out_depth,
+        if (conv_epilogue != nullptr) {
+          EpilogueOverRows(ctx, epilogue.rows, out->NumElements() / out_depth, out_depth,
                            out->data<float>());
         }
       }
@@ -538,7 +573,7 @@ class Conv2DOp : public ConvOpBase {
     using C = ComputeType<T>;
     return RunInNhwc<T>(
         ctx, attrs_, g, out_depth, input, filter, out, [&](const C* in, const C* f, C* o) {
-          ConvNhwc<C>(ctx, g, patch_depth, out_depth, in, f, o, weights_.get(), rows_epilogue);
+          ConvNhwc<C>(ctx, g, patch_depth, out_depth, in, f, o, weights_.get(), conv_epilogue);
         });
   }
 
@@ -773,17 +808,18 @@ class DepthwiseConv2dNativeOp : public ConvOpBase {
     GRT_RETURN_IF_ERROR(attrs_.Geometry(input.shape(), filter.dim_size(0), filter.dim_size(1), &g));
     const int64_t out_depth = in_depth * multiplier;
     const TensorShape out_shape = attrs_.OutputShape(g, out_depth);
-    RowsEpilogue epilogue;
+    ConvEpilogue epilogue;
     GRT_RETURN_IF_ERROR(BindEpilogue(*ctx, out_shape, out_depth, &epilogue));
-    const RowsEpilogue* rows_epilogue = epilogue ? &epilogue : nullptr;
+    const ConvEpilogue* conv_epilogue = epilogue.rows ? &epilogue : nullptr;
     Tensor* out = nullptr;
     GRT_RETURN_IF_ERROR(ctx->allocate_output(kOutput, out_shape, &out));
     if (out->NumElements() == 0) return Status::OK();
     using C = ComputeType<T>;
-    return RunInNhwc<T>(ctx, attrs_, g, out_depth, input, filter, out,
-                        [&](const C* in, const C* f, C* o) {
-                          DepthwiseConvNhwc<C>(ctx, g, multiplier, in, f, o, rows_epilogue);
-                        });
+    return RunInNhwc<T>(
+        ctx, attrs_, g, out_depth, input, filter, out, [&](const C* in, const C* f, C* o) {
+          DepthwiseConvNhwc<C>(ctx, g, multiplier, in, f, o,
+                               conv_epilogue == nullptr ? nullptr : &conv_epilogue->rows);
+        });
   }
 
  private:
@@ -816,14 +852,17 @@ class FusedConvOp : public Conv {
 
  protected:
   Status BindEpilogue(const OpKernelContext& ctx, const TensorShape& out_shape, int64_t out_depth,
-                      RowsEpilogue* epilogue) const override {
+                      ConvEpilogue* epilogue) const override {
     const float* bias = nullptr;
     const float* addend = nullptr;
     GRT_RETURN_IF_ERROR(epilogue_.Check(ctx, out_shape, out_depth, "channels", &bias, &addend));
-    *epilogue = [this, bias, addend, out_depth](int64_t first, int64_t count, float* rows) {
+    epilogue->rows = [this, bias, addend, out_depth](int64_t first, int64_t count, float* rows) {
       epilogue_.ApplyRows(bias, addend == nullptr ? nullptr : addend + first * out_depth, count,
                           out_depth, rows);
     };
+    // In the GEMMs' tiles only where they apply it in registers.
+    epilogue->has_tiles = epilogue_.TileEpilogue(bias, addend, &epilogue->tiles) &&
+                          SgemmEpilogueInRegisters(epilogue->tiles.activation);
     return Status::OK();
   }
 

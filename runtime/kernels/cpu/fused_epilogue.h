@@ -22,6 +22,7 @@
 #include "runtime/core/str_util.h"
 #include "runtime/kernels/cpu/bias_activation.h"
 #include "runtime/kernels/cpu/cpu_isa.h"
+#include "runtime/kernels/cpu/sgemm.h"
 #include "runtime/kernels/op_kernel.h"
 
 namespace graphrt {
@@ -139,6 +140,16 @@ class FusedEpilogue {
     if (out->NumElements() == 0) return Status::OK();
     Apply(ctx, bias, addend, rows, channels, out->data<float>());
     return Status::OK();
+  }
+
+  // The epilogue as the packed SGEMM applies it tile by tile (sgemm.h), with `bias` and `addend`
+  // (null: none) as ApplyRows takes them; false where the activation is not vectorized.
+  bool TileEpilogue(const float* bias, const float* addend, SgemmEpilogue* out) const {
+    if (!VectorActivation(&out->activation)) return false;
+    out->bias = bias;
+    out->addend = addend;
+    out->alpha = alpha_;
+    return true;
   }
 
   // Calls fn(first, count) for blocks of [rows, channels] of about 16K values (a few blocks

@@ -24,6 +24,7 @@
 
 #include <Eigen/Core>
 
+#include "runtime/kernels/cpu/bias_activation.h"
 #include "runtime/kernels/cpu/cpu_isa.h"
 #include "runtime/kernels/cpu/sgemm.h"
 #include "runtime/kernels/op_kernel.h"
@@ -239,27 +240,23 @@ void DotGemm(const T* a, int64_t lda, const T* bt, int64_t ldbt, T* c, int64_t l
   for (; r < m; ++r) DotRowBlock<T, 1>(a + r * lda, lda, bt, ldbt, c + r * ldc, ldc, n, k);
 }
 
-}  // namespace gemm_internal
-
-// c = op(a) * op(b) on the calling thread, where op(x) is x, or x transposed when the flag says
-// so. c is m x n; op(a) is m x k; op(b) is k x n. `prepacked`, when given, holds op(b) packed.
-// REQUIRES: c does not overlap a or b.
+// GemmOnThisThread's product; true when `epilogue` was applied too (by the packed SGEMM) or there
+// was nothing to apply it to.
 template <typename T>
-void GemmOnThisThread(const MatrixRef<const T>& a, bool transpose_a, const MatrixRef<const T>& b,
-                      bool transpose_b, const MatrixRef<T>& c, PrepackedB prepacked = {}) {
-  using gemm_internal::ConstMap;
-  using gemm_internal::MutableMap;
+bool Product(const MatrixRef<const T>& a, bool transpose_a, const MatrixRef<const T>& b,
+             bool transpose_b, const MatrixRef<T>& c, PrepackedB prepacked,
+             const SgemmEpilogue* epilogue) {
   MutableMap<T> out(c.data, c.rows, c.cols, Eigen::OuterStride<>(c.stride));
-  if (c.rows == 0 || c.cols == 0) return;
+  if (c.rows == 0 || c.cols == 0) return true;
   const int64_t m = c.rows, n = c.cols;
   const int64_t k = transpose_a ? a.rows : a.cols;
   if (k == 0) {
     out.setZero();
-    return;
+    return false;
   }
   if constexpr (std::is_same<T, float>::value) {
     const CpuIsa isa = ActiveCpuIsa();
-    if (HasPackedSgemm(isa) && n >= 2 && m * n * k >= gemm_internal::kMinPackedWork) {
+    if (HasPackedSgemm(isa) && n >= 2 && m * n * k >= kMinPackedWork) {
       SgemmArgs args;
       args.m = m;
       args.n = n;
@@ -272,31 +269,32 @@ void GemmOnThisThread(const MatrixRef<const T>& a, bool transpose_a, const Matri
       args.b_col = transpose_b ? b.stride : 1;
       args.c = c.data;
       args.ldc = c.stride;
+      args.epilogue = epilogue;
       const SgemmPackedB* packed = prepacked.packed;
       if (packed != nullptr && packed->isa() == isa && packed->k() == k &&
           prepacked.j0 % packed->panel_columns() == 0 && prepacked.j0 + n <= packed->n()) {
-        if (PackedSgemm(isa, args, *packed, prepacked.j0)) return;
+        if (PackedSgemm(isa, args, *packed, prepacked.j0)) return true;
       } else if (PackedSgemm(isa, args)) {
-        return;
+        return true;
       }
     }
   }
-  if constexpr (gemm_internal::kPanelType<T>) {
+  if constexpr (kPanelType<T>) {
     // a * b^T (a dense layer with [out, in] weights, attention scores): dot products.
-    if (transpose_b && !transpose_a && m >= 2 && k >= gemm_internal::kLanes<T>) {
-      gemm_internal::DotGemm<T>(a.data, a.stride, b.data, b.stride, c.data, c.stride, m, n, k);
-      return;
+    if (transpose_b && !transpose_a && m >= 2 && k >= kLanes<T>) {
+      DotGemm<T>(a.data, a.stride, b.data, b.stride, c.data, c.stride, m, n, k);
+      return false;
     }
     // Matrix-vector products and results narrower than a packet stay with Eigen.
-    if (!transpose_b && m >= 2 && n >= gemm_internal::kLanes<T>) {
-      gemm_internal::PanelGemm<T>(a.data, transpose_a ? 1 : a.stride, transpose_a ? a.stride : 1,
-                                  b.data, b.stride, c.data, c.stride, m, n, k);
-      return;
+    if (!transpose_b && m >= 2 && n >= kLanes<T>) {
+      PanelGemm<T>(a.data, transpose_a ? 1 : a.stride, transpose_a ? a.stride : 1, b.data, b.stride,
+                   c.data, c.stride, m, n, k);
+      return false;
     }
   }
   ConstMap<T> lhs(a.data, a.rows, a.cols, Eigen::OuterStride<>(a.stride));
   ConstMap<T> rhs(b.data, b.rows, b.cols, Eigen::OuterStride<>(b.stride));
-  if constexpr (gemm_internal::kAllStorageOrders<T>) {
+  if constexpr (kAllStorageOrders<T>) {
     if (!transpose_a && !transpose_b) {
       out.noalias() = lhs * rhs;
     } else if (!transpose_a) {
@@ -307,7 +305,7 @@ void GemmOnThisThread(const MatrixRef<const T>& a, bool transpose_a, const Matri
       out.noalias() = lhs.transpose() * rhs.transpose();
     }
   } else {
-    gemm_internal::RowMajorMatrix<T> lhs_copy, rhs_copy;
+    RowMajorMatrix<T> lhs_copy, rhs_copy;
     if (transpose_a) lhs_copy = lhs.transpose();
     if (transpose_b) rhs_copy = rhs.transpose();
     ConstMap<T> l(transpose_a ? lhs_copy.data() : a.data, m, k,
@@ -316,13 +314,45 @@ void GemmOnThisThread(const MatrixRef<const T>& a, bool transpose_a, const Matri
                   Eigen::OuterStride<>(transpose_b ? n : b.stride));
     out.noalias() = l * r;
   }
+  return false;
+}
+
+}  // namespace gemm_internal
+
+// c = op(a) * op(b) on the calling thread, where op(x) is x, or x transposed when the flag says
+// so. c is m x n; op(a) is m x k; op(b) is k x n. `prepacked`, when given, holds op(b) packed.
+// `epilogue` (float only), when given, is then applied to c: by the packed SGEMM tile by tile,
+// or else row by row (BiasActivationRows).
+// REQUIRES: c does not overlap a or b.
+template <typename T>
+void GemmOnThisThread(const MatrixRef<const T>& a, bool transpose_a, const MatrixRef<const T>& b,
+                      bool transpose_b, const MatrixRef<T>& c, PrepackedB prepacked = {},
+                      const SgemmEpilogue* epilogue = nullptr) {
+  if (gemm_internal::Product<T>(a, transpose_a, b, transpose_b, c, prepacked, epilogue) ||
+      epilogue == nullptr) {
+    return;
+  }
+  if constexpr (std::is_same<T, float>::value) {
+    const CpuIsa isa = ActiveCpuIsa();
+    for (int64_t r = 0; r < c.rows; ++r) {
+      BiasActivationArgs row;
+      row.bias = epilogue->bias;
+      row.addend = epilogue->addend == nullptr ? nullptr : epilogue->addend + r * c.stride;
+      row.rows = 1;
+      row.channels = c.cols;
+      row.activation = epilogue->activation;
+      row.alpha = epilogue->alpha;
+      row.out = c.data + r * c.stride;
+      BiasActivationRows(isa, row);
+    }
+  }
 }
 
 // As GemmOnThisThread, with a large product split over the intra-op threads of `ctx`.
 template <typename T>
 void Gemm(const OpKernelContext* ctx, const MatrixRef<const T>& a, bool transpose_a,
           const MatrixRef<const T>& b, bool transpose_b, const MatrixRef<T>& c,
-          PrepackedB prepacked = {}) {
+          PrepackedB prepacked = {}, const SgemmEpilogue* epilogue = nullptr) {
   const int64_t m = c.rows, n = c.cols;
   const int64_t k = transpose_a ? a.rows : a.cols;
   const int64_t work = m * n * std::max<int64_t>(k, 1);
@@ -339,7 +369,7 @@ void Gemm(const OpKernelContext* ctx, const MatrixRef<const T>& a, bool transpos
                            : gemm_internal::kWidePackets * gemm_internal::kLanes<float>;
   shards = std::min(shards, (extent + unit - 1) / unit);
   if (shards <= 1) {
-    GemmOnThisThread<T>(a, transpose_a, b, transpose_b, c, prepacked);
+    GemmOnThisThread<T>(a, transpose_a, b, transpose_b, c, prepacked, epilogue);
     return;
   }
   const int64_t block = (extent / shards + unit - 1) / unit * unit;
@@ -352,15 +382,28 @@ void Gemm(const OpKernelContext* ctx, const MatrixRef<const T>& a, bool transpos
         MatrixRef<const T> a_block =
             transpose_a ? MatrixRef<const T>{a.data + begin, a.rows, size, a.stride}
                         : MatrixRef<const T>{a.data + begin * a.stride, size, a.cols, a.stride};
+        SgemmEpilogue rows_epilogue;
+        if (epilogue != nullptr) {
+          rows_epilogue = *epilogue;
+          if (epilogue->addend != nullptr) rows_epilogue.addend += begin * c.stride;
+        }
         GemmOnThisThread<T>(a_block, transpose_a, b, transpose_b,
-                            {c.data + begin * c.stride, size, n, c.stride}, prepacked);
+                            {c.data + begin * c.stride, size, n, c.stride}, prepacked,
+                            epilogue == nullptr ? nullptr : &rows_epilogue);
       } else {
         MatrixRef<const T> b_block =
             transpose_b ? MatrixRef<const T>{b.data + begin * b.stride, size, b.cols, b.stride}
                         : MatrixRef<const T>{b.data + begin, b.rows, size, b.stride};
+        SgemmEpilogue columns_epilogue;
+        if (epilogue != nullptr) {
+          columns_epilogue = *epilogue;
+          columns_epilogue.bias += begin;
+          if (epilogue->addend != nullptr) columns_epilogue.addend += begin;
+        }
         GemmOnThisThread<T>(a, transpose_a, b_block, transpose_b,
                             {c.data + begin, m, size, c.stride},
-                            {prepacked.packed, prepacked.j0 + begin});
+                            {prepacked.packed, prepacked.j0 + begin},
+                            epilogue == nullptr ? nullptr : &columns_epilogue);
       }
     }
   });

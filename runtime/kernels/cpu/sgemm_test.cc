@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "runtime/kernels/cpu/bias_activation.h"
 #include "runtime/kernels/cpu/cpu_isa.h"
 #include "runtime/kernels/cpu/packed_weights.h"
 
@@ -84,6 +86,82 @@ TEST(PackedSgemmTest, EveryPathMatchesDoubleProductOnOddShapes) {
     }
   }
   EXPECT_EQ(checked, static_cast<int>(paths.size() * shapes.size() * 4));
+}
+
+// The epilogue run inside the tiles gives the very bits of the product followed by
+// BiasActivationRows, for every activation, with and without an addend, on few-row and blocked
+// products (K over one block, so that only the last block's tiles finish), B packed once or
+// per product, c a block of a wider matrix that is left alone past its columns.
+TEST(PackedSgemmTest, EpilogueInTilesGivesBiasActivationRowsBits) {
+  const std::vector<CpuIsa> paths = PackedPaths();
+  if (paths.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  const std::vector<Shape> shapes = {{3, 37, 5}, {13, 24, 300}, {40, 144, 16}, {25, 7, 513}};
+  const std::vector<RowActivation> activations = {
+      RowActivation::kNone,      RowActivation::kRelu,      RowActivation::kRelu6,
+      RowActivation::kLeakyRelu, RowActivation::kHardSwish, RowActivation::kElu,
+      RowActivation::kSigmoid,   RowActivation::kSwish};
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  int checked = 0;
+  for (CpuIsa isa : paths) {
+    for (const Shape& s : shapes) {
+      const int64_t ldc = s.n + 5;
+      std::vector<float> a(s.m * s.k), b(s.k * s.n), bias(s.n), addend(s.m * ldc);
+      for (float& x : a) x = dist(rng);
+      for (float& x : b) x = dist(rng);
+      for (float& x : bias) x = 4.f * dist(rng);
+      for (float& x : addend) x = 4.f * dist(rng);
+      std::unique_ptr<SgemmPackedB> packed = SgemmPackedB::Pack(isa, b.data(), s.n, 1, s.k, s.n);
+      ASSERT_NE(packed, nullptr);
+      for (RowActivation activation : activations) {
+        for (bool with_addend : {false, true}) {
+          for (bool prepacked : {false, true}) {
+            SgemmArgs args;
+            args.m = s.m;
+            args.n = s.n;
+            args.k = s.k;
+            args.a = a.data();
+            args.a_row = s.k;
+            args.a_col = 1;
+            args.b = b.data();
+            args.b_row = s.n;
+            args.b_col = 1;
+            args.ldc = ldc;
+            std::vector<float> want(s.m * ldc, 42.f), got(s.m * ldc, 42.f);
+            args.c = want.data();
+            ASSERT_TRUE(prepacked ? PackedSgemm(isa, args, *packed, 0) : PackedSgemm(isa, args));
+            for (int64_t i = 0; i < s.m; ++i) {
+              BiasActivationArgs row;
+              row.bias = bias.data();
+              row.addend = with_addend ? addend.data() + i * ldc : nullptr;
+              row.rows = 1;
+              row.channels = s.n;
+              row.activation = activation;
+              row.alpha = 0.2f;
+              row.out = want.data() + i * ldc;
+              BiasActivationRows(isa, row);
+            }
+            SgemmEpilogue epilogue;
+            epilogue.bias = bias.data();
+            epilogue.addend = with_addend ? addend.data() : nullptr;
+            epilogue.activation = activation;
+            epilogue.alpha = 0.2f;
+            args.c = got.data();
+            args.epilogue = &epilogue;
+            ASSERT_TRUE(prepacked ? PackedSgemm(isa, args, *packed, 0) : PackedSgemm(isa, args));
+            for (size_t i = 0; i < got.size(); ++i) {
+              ASSERT_EQ(got[i], want[i])
+                  << CpuIsaName(isa) << " m=" << s.m << " n=" << s.n << " k=" << s.k
+                  << " activation " << static_cast<int>(activation) << " addend " << with_addend
+                  << " prepacked " << prepacked << " at " << i;
+            }
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, static_cast<int>(paths.size() * shapes.size() * activations.size() * 4));
 }
 
 // B packed once (SgemmPackedB) gives the very bits of B packed per product (products of more
