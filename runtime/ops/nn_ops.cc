@@ -415,11 +415,12 @@ void RegisterNnOps(OpRegistry* r) {
         return ConvShape(c, true);
       }));
 
+  // quint8 beyond TensorFlow's list: the int8 pass pools codes (optimize/int8_weights.cc).
   r->Register(OpDefBuilder("MaxPool")
                   .Input("input: T")
                   .Output("output: T")
                   .Attr("T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, "
-                        "uint16, qint8} = DT_FLOAT")
+                        "uint16, qint8, quint8} = DT_FLOAT")
                   .Attr("ksize: list(int) >= 4")
                   .Attr("strides: list(int) >= 4")
                   .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
@@ -432,7 +433,7 @@ void RegisterNnOps(OpRegistry* r) {
                   .Input("strides: int32")
                   .Output("output: T")
                   .Attr("T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, "
-                        "uint16, qint8} = DT_FLOAT")
+                        "uint16, qint8, quint8} = DT_FLOAT")
                   .Attr("padding: {'SAME', 'VALID'}")
                   .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
                   .SetShapeFn(PoolShape));

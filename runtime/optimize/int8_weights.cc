@@ -38,6 +38,18 @@
 // output_min / output_max) and they read them (Tinput quint8): the values that went from one to
 // the next in float and were quantized on arrival are quantized as they are made, and no float
 // tensor passes between them. The codes are the same either way.
+//
+// The codes also pass through code-transparent float ops, which commute with quantizing in one
+// range: MaxPool and MaxPoolV2 (the quantization map is monotone, so the max of the codes is the
+// code of the max, ties and clamping included), ConcatV2 (each value's code is copied),
+// Identity, Reshape, Squeeze and ExpandDims. A region is such ops connected through their value
+// inputs (not shapes, axes or windows), the int8 nodes that make those values and the int8 nodes
+// that read them: where every value going in comes from an int8 node's float output, everything
+// that reads a value in the region is in it or an int8 node taking it as input 0 in one range R,
+// all on one device and nothing fetched, the makers write R's codes, the ops run on them (T
+// quint8) and the readers take them; otherwise the region stays float. An int8 node can read one
+// region and write another. (The pooled codes differ from the float graph's only where x holds
+// NaN: quantizing NaN is not monotone.)
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -387,52 +399,118 @@ bool TakesFloatInRange(const Node* node, float* lo, float* hi) {
          GetNodeAttr(node->def(), "input_max", hi).ok();
 }
 
-// Codes between int8 nodes (see the top of the file).
-Status ChainCodes(OptimizerContext* ctx) {
-  // By name: a rebuilt reader is a new node, and may be the next producer.
-  std::vector<std::string> names;
-  std::map<std::string, Node*> int8_nodes;
-  for (Node* n : TopologicalOrder(*ctx->graph)) {
-    if (!IsInt8Op(n)) continue;
-    names.push_back(n->name());
-    int8_nodes[n->name()] = n;
+// The number of leading inputs of `node` that carry its values when it is code-transparent (see
+// the top of the file; the rest are shapes, axes or windows), else 0.
+int TransparentValueInputs(const Node* node) {
+  DataType t = ::tensorflow::DT_INVALID;
+  if (!GetNodeAttr(node->def(), "T", &t).ok() || t != ::tensorflow::DT_FLOAT) return 0;
+  const std::string& op = node->op();
+  if (op == "MaxPool" || op == "MaxPoolV2" || op == "Identity" || op == "Reshape" ||
+      op == "Squeeze" || op == "ExpandDims") {
+    return 1;
   }
-  for (const std::string& name : names) {
-    Node* producer = int8_nodes[name];
+  int64_t n = 0;
+  if (op == "ConcatV2" && GetNodeAttr(node->def(), "N", &n).ok()) return static_cast<int>(n);
+  return 0;
+}
+
+// Int8 nodes that write one range's codes, the code-transparent nodes between them and the int8
+// nodes that read the codes as their input 0, by name (rebuilding a node makes a new one).
+struct CodeRegion {
+  std::set<std::string> producers, transparent, readers;
+  float lo = 0.0f, hi = 0.0f;
+};
+
+// Grows the region of int8 node `start`'s output: false (*region partial) where a value in it
+// is read or made by anything else, on another device, or in more than one range. A fetch
+// reads float, so a fetched node ends the region too.
+bool GrowCodeRegion(const OptimizerContext& ctx, Node* start, CodeRegion* region) {
+  Device* device = DeviceOf(ctx, start);
+  std::vector<Node*> work;
+  auto join = [&](Node* n, int output) {
     DataType out_type = ::tensorflow::DT_FLOAT;
-    if (producer == nullptr || IsFetched(producer) ||
-        !GetNodeAttrOr(producer->def(), "Toutput", &out_type).ok() ||
-        out_type != ::tensorflow::DT_FLOAT) {
-      continue;
+    const bool producer = IsInt8Op(n) && GetNodeAttrOr(n->def(), "Toutput", &out_type).ok() &&
+                          out_type == ::tensorflow::DT_FLOAT;
+    if (output != 0 || DeviceOf(ctx, n) != device ||
+        (!producer && TransparentValueInputs(n) == 0)) {
+      return false;
     }
-    const std::vector<Edge*> edges = DataOutEdges(producer, 0);
-    std::set<Node*> readers;
-    float lo = 0.0f, hi = 0.0f;
-    bool chain = !edges.empty();
-    for (const Edge* e : edges) {
-      float l = 0.0f, h = 0.0f;
-      if (!IsInt8Op(e->dst) || e->dst_input != 0 ||
-          DeviceOf(*ctx, e->dst) != DeviceOf(*ctx, producer) ||
-          !TakesFloatInRange(e->dst, &l, &h) || (!readers.empty() && (l != lo || h != hi))) {
-        chain = false;
-        break;
+    if ((producer ? region->producers : region->transparent).insert(n->name()).second) {
+      work.push_back(n);
+    }
+    return true;
+  };
+  if (!join(start, 0)) return false;
+  while (!work.empty()) {
+    Node* n = work.back();
+    work.pop_back();
+    for (int i = 0; i < TransparentValueInputs(n); ++i) {
+      const Edge* in = n->input_edge(i);
+      if (in == nullptr || !join(in->src, in->src_output)) return false;
+    }
+    for (const Edge* e : n->out_edges()) {
+      if (e->IsControl()) continue;
+      float lo = 0.0f, hi = 0.0f;
+      if (IsInt8Op(e->dst) && e->dst_input == 0 && TakesFloatInRange(e->dst, &lo, &hi) &&
+          DeviceOf(ctx, e->dst) == device) {
+        if (!region->readers.empty() && (lo != region->lo || hi != region->hi)) return false;
+        region->lo = lo;
+        region->hi = hi;
+        region->readers.insert(e->dst->name());
+      } else if (e->dst_input >= TransparentValueInputs(e->dst) || !join(e->dst, 0)) {
+        return false;
       }
-      lo = l;
-      hi = h;
-      readers.insert(e->dst);
     }
-    if (!chain) continue;
-    ::tensorflow::NodeDef def = producer->def();
-    SetNodeAttr(&def, "Toutput", ::tensorflow::DT_QUINT8);
-    SetNodeAttr(&def, "output_min", lo);
-    SetNodeAttr(&def, "output_max", hi);
-    GRT_ASSIGN_OR_RETURN(int8_nodes[name], RebuildNode(ctx, producer, std::move(def)));
-    for (Node* reader : readers) {
-      def = reader->def();
-      SetNodeAttr(&def, "Tinput", ::tensorflow::DT_QUINT8);
-      const std::string reader_name = reader->name();
-      GRT_ASSIGN_OR_RETURN(int8_nodes[reader_name], RebuildNode(ctx, reader, std::move(def)));
+  }
+  return !region->readers.empty();
+}
+
+// Codes between int8 nodes, through code-transparent ops (see the top of the file).
+Status ChainCodes(OptimizerContext* ctx) {
+  std::map<std::string, Node*> nodes;
+  std::vector<Node*> starts;
+  for (Node* n : TopologicalOrder(*ctx->graph)) {
+    nodes[n->name()] = n;
+    if (IsInt8Op(n)) starts.push_back(n);
+  }
+  // Every region is found on the graph as it came, then its nodes are rebuilt once each with
+  // all their changes (an int8 node can read one region and write another).
+  std::map<std::string, ::tensorflow::NodeDef> changed;
+  std::set<std::string> seen;
+  for (Node* start : starts) {
+    if (seen.count(start->name()) != 0) continue;
+    CodeRegion region;
+    const bool grown = GrowCodeRegion(*ctx, start, &region);
+    seen.insert(region.producers.begin(), region.producers.end());
+    if (!grown) continue;
+    std::map<std::string, ::tensorflow::NodeDef> defs;
+    auto def_of = [&](const std::string& name) -> ::tensorflow::NodeDef& {
+      auto it = defs.find(name);
+      if (it != defs.end()) return it->second;
+      auto before = changed.find(name);
+      return defs[name] = before != changed.end() ? before->second : nodes[name]->def();
+    };
+    for (const std::string& name : region.producers) {
+      SetNodeAttr(&def_of(name), "Toutput", ::tensorflow::DT_QUINT8);
+      SetNodeAttr(&def_of(name), "output_min", region.lo);
+      SetNodeAttr(&def_of(name), "output_max", region.hi);
     }
+    for (const std::string& name : region.transparent) {
+      SetNodeAttr(&def_of(name), "T", ::tensorflow::DT_QUINT8);
+    }
+    for (const std::string& name : region.readers) {
+      SetNodeAttr(&def_of(name), "Tinput", ::tensorflow::DT_QUINT8);
+    }
+    bool supported = true;
+    for (const auto& [name, def] : defs) {
+      supported = supported && KernelRegistry::Global()->Supports(
+                                   DeviceOf(*ctx, nodes[name])->device_type(), def);
+    }
+    if (!supported) continue;
+    for (auto& [name, def] : defs) changed[name] = std::move(def);
+  }
+  for (auto& [name, def] : changed) {
+    GRT_RETURN_IF_ERROR(RebuildNode(ctx, nodes[name], std::move(def)).status());
   }
   return Status::OK();
 }

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "runtime/kernels/cpu/nn_test_util.h"
 
 namespace graphrt {
@@ -105,6 +108,30 @@ TEST(PoolOpsTest, OtherTypes) {
       AsDoubles<bfloat16>(*bf),
       {2.0, 1.5, 3.0, 3.0, 2.5, 3.0, 3.0, 2.5, 2.5, 3.0, 2.0, 3.0, 3.0, 3.0, 2.5, 3.0, 2.0, 2.5},
       0);
+}
+
+// uint8 and quint8 (codes, which the int8 pass pools) take 16 channels at a time and the rest one
+// by one: both give float MaxPool's values, SAME and VALID.
+TEST(PoolOpsTest, BytesMatchFloat) {
+  const int64_t depth = 16 + 3;
+  std::vector<float> x;
+  for (float v : RandomValues(2 * 5 * 6 * depth, 7)) x.push_back(std::floor((v + 1.0f) * 127.9f));
+  const TensorShape shape({2, 5, 6, depth});
+  for (const char* padding : {"SAME", "VALID"}) {
+    StatusOr<Tensor> f =
+        Pool("MaxPool", MakeTensor<float>(shape, x), {1, 3, 2, 1}, {1, 2, 1, 1}, padding);
+    ASSERT_TRUE(f.ok()) << f.status();
+    Tensor codes = MakeTensor<uint8_t>(shape, x);
+    for (DataType type : {::tensorflow::DT_UINT8, ::tensorflow::DT_QUINT8}) {
+      Tensor in(type, shape);
+      std::copy(codes.data<uint8_t>(), codes.data<uint8_t>() + codes.NumElements(),
+                in.data<uint8_t>());
+      StatusOr<Tensor> b = Pool("MaxPool", in, {1, 3, 2, 1}, {1, 2, 1, 1}, padding);
+      ASSERT_TRUE(b.ok()) << b.status();
+      EXPECT_EQ(b->dtype(), type);
+      ExpectAllClose(AsDoubles<uint8_t>(*b), AsDoubles<float>(*f), 0);
+    }
+  }
 }
 
 // NCHW (rejected by TensorFlow's CPU kernels) gives the NHWC result, transposed.
