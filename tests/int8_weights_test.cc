@@ -633,6 +633,193 @@ TEST(Int8Weights, ChainedOpsPassCodesAndFoldThePad) {
             0);
 }
 
+std::string Int32Const(const std::string& name, const std::vector<int64_t>& dims,
+                       const std::vector<int>& values) {
+  std::string vals;
+  for (int v : values) vals += StrCat(" int_val: ", v);
+  return StrCat("node { name: '", name,
+                "' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
+                "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape {",
+                Shape(dims), " }", vals, " } } } }\n");
+}
+
+const std::string kValid =
+    "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
+    "attr { key: 'padding' value { s: 'VALID' } }";
+
+std::string MaxPool(const std::string& name, const std::string& input, const char* padding) {
+  return Op(name, "MaxPool", {input},
+            StrCat("attr { key: 'ksize' value { list { i: 1 i: 3 i: 3 i: 1 } } } "
+                   "attr { key: 'strides' value { list { i: 1 i: 2 i: 2 i: 1 } } } "
+                   "attr { key: 'padding' value { s: '",
+                   padding, "' } }"));
+}
+
+std::string Concat(const std::string& name, const std::vector<std::string>& inputs) {
+  std::vector<std::string> all = inputs;
+  all.push_back(name + "/axis");
+  return Int32Const(name + "/axis", {}, {3}) +
+         Op(name, "ConcatV2", all,
+            StrCat("attr { key: 'N' value { i: ", inputs.size(),
+                   " } } attr { key: 'Tidx' value { type: DT_INT32 } }"));
+}
+
+// `fetch` of `graph` with the optimizer on, against the float QDQ graph (remapping off) up to a
+// code moved by float rounding (see ChainedOpsPassCodesAndFoldThePad), and bit for bit against
+// the same run with `unchain` fetched too (which keeps those nodes float).
+void ExpectChainedMatchesUnchained(const std::string& graph, const Tensor& x,
+                                   const std::string& fetch,
+                                   const std::vector<std::string>& unchain) {
+  RunResult on = RunGraph(graph, {{"x", x}}, {fetch});
+  RunResult off = RunGraph(graph, {{"x", x}}, {fetch}, false);
+  std::vector<std::string> fetches = {fetch};
+  fetches.insert(fetches.end(), unchain.begin(), unchain.end());
+  RunResult unchained = RunGraph(graph, {{"x", x}}, fetches);
+  ASSERT_TRUE(on.status.ok()) << on.status;
+  ASSERT_TRUE(off.status.ok()) << off.status;
+  ASSERT_TRUE(unchained.status.ok()) << unchained.status;
+  ASSERT_EQ(on.outputs[0].shape(), off.outputs[0].shape());
+  for (int64_t i = 0; i < on.outputs[0].NumElements(); ++i) {
+    const float e = off.outputs[0].data<float>()[i];
+    EXPECT_NEAR(on.outputs[0].data<float>()[i], e, 1e-4f * (1.0f + std::fabs(e))) << i;
+  }
+  const std::map<std::string, DataType> types = OutputTypes(graph, {{"x", x}}, fetches);
+  for (const std::string& node : unchain) {
+    ASSERT_EQ(types.count(node), 1u) << node;
+    EXPECT_EQ(types.at(node), ::tensorflow::DT_FLOAT) << node;
+  }
+  ASSERT_EQ(unchained.outputs[0].shape(), on.outputs[0].shape());
+  EXPECT_EQ(std::memcmp(unchained.outputs[0].data<float>(), on.outputs[0].data<float>(),
+                        on.outputs[0].TotalBytes()),
+            0);
+}
+
+// conv -> relu -> MaxPool -> QDQ -> conv -> relu -> MaxPool -> Reshape -> QDQ -> MatMul, as
+// int8-static writes the fixture CNN: the int8 convs write the codes of their readers' range, the
+// pools and the Reshape run on them (step stats show quint8), and the MatMul reads them. Max
+// commutes with the monotone quantization, so the result is the unchained run's bit for bit.
+TEST(Int8Weights, CodesPassThroughMaxPoolAndReshape) {
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
+  const Int8Weight w1 = MakeInt8Weight("w1", {3, 3, 3, 21}, 3, Random(21, 71, 0.1f, 1.0f), 72);
+  const Int8Weight w2 = MakeInt8Weight("w2", {1, 1, 21, 18}, 3, Random(18, 73, 0.1f, 1.0f), 74);
+  const Int8Weight w3 = MakeInt8Weight("w3", {2 * 2 * 18, 7}, 1, Random(7, 75, 0.1f, 1.0f), 76);
+  const std::string graph =
+      Placeholder("x", {2, 11, 12, 3}) + StaticQdq("x", kStaticLo, kStaticHi) + w1.text + w2.text +
+      w3.text + FloatConst("b1", {21}, Random(21, 77)) + FloatConst("b2", {18}, Random(18, 78)) +
+      Op("c1", "Conv2D", {"x/dequantize", "w1"}, kValid) + Op("bias1", "BiasAdd", {"c1", "b1"}) +
+      Op("a1", "Relu", {"bias1"}) + MaxPool("pool1", "a1", "SAME") +
+      StaticQdq("pool1", 0.0f, 3.0f) + Op("c2", "Conv2D", {"pool1/dequantize", "w2"}, kValid) +
+      Op("bias2", "BiasAdd", {"c2", "b2"}) + Op("a2", "Relu", {"bias2"}) +
+      MaxPool("pool2", "a2", "VALID") + Int32Const("shape", {2}, {2, 2 * 2 * 18}) +
+      "node { name: 'flat' op: 'Reshape' input: 'pool2' input: 'shape' "
+      "attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'Tshape' value { type: DT_INT32 } } "
+      "}\n" +
+      StaticQdq("flat", 0.0f, 4.0f) + Op("mm", "MatMul", {"flat/dequantize", "w3"});
+  const Tensor x = FloatTensor({2, 11, 12, 3}, Random(2 * 11 * 12 * 3, 79, -1.0f, 1.5f));
+  RunResult on = RunGraph(graph, {{"x", x}}, {"mm"});
+  ASSERT_TRUE(on.status.ok()) << on.status;
+  EXPECT_EQ(DecisionOf(on.report, "a1")->op, "_GraphrtQuantizedConv2D");
+  EXPECT_EQ(DecisionOf(on.report, "a2")->op, "_GraphrtQuantizedConv2D");
+  EXPECT_EQ(DecisionOf(on.report, "mm")->op, "_GraphrtQuantizedMatMul");
+  const std::map<std::string, DataType> types = OutputTypes(graph, {{"x", x}}, {"mm"});
+  for (const char* node : {"a1", "pool1", "a2", "pool2", "flat"}) {
+    ASSERT_EQ(types.count(node), 1u) << node;
+    EXPECT_EQ(types.at(node), ::tensorflow::DT_QUINT8) << node;
+  }
+  EXPECT_EQ(types.at("mm"), ::tensorflow::DT_FLOAT);
+  ExpectChainedMatchesUnchained(graph, x, "mm", {"pool1", "flat"});
+}
+
+// Two int8 convs -> ConcatV2 -> QDQ -> conv: both write the codes of the reader's range, the
+// ConcatV2 copies them, and the result is the unchained run's bit for bit.
+TEST(Int8Weights, CodesPassThroughConcat) {
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
+  const Int8Weight wa = MakeInt8Weight("wa", {1, 1, 4, 5}, 3, Random(5, 81, 0.1f, 1.0f), 82);
+  const Int8Weight wb = MakeInt8Weight("wb", {3, 3, 4, 6}, -1, {0.7f}, 83);
+  const Int8Weight wc = MakeInt8Weight("wc", {1, 1, 11, 3}, 3, Random(3, 84, 0.1f, 1.0f), 85);
+  const std::string same =
+      "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
+      "attr { key: 'padding' value { s: 'SAME' } }";
+  const std::string graph =
+      Placeholder("x", {1, 6, 7, 4}) + StaticQdq("x", kStaticLo, kStaticHi) + wa.text + wb.text +
+      wc.text + FloatConst("ba", {5}, Random(5, 86)) + FloatConst("bb", {6}, Random(6, 87)) +
+      Op("ca", "Conv2D", {"x/dequantize", "wa"}, kValid) + Op("biasa", "BiasAdd", {"ca", "ba"}) +
+      Op("ra", "Relu", {"biasa"}) + Op("cb", "Conv2D", {"x/dequantize", "wb"}, same) +
+      Op("biasb", "BiasAdd", {"cb", "bb"}) + Op("rb", "Relu6", {"biasb"}) +
+      Concat("cat", {"ra", "rb"}) + StaticQdq("cat", 0.0f, 5.0f) +
+      Op("c", "Conv2D", {"cat/dequantize", "wc"}, kValid);
+  const Tensor x = FloatTensor({1, 6, 7, 4}, Random(6 * 7 * 4, 88, -1.0f, 1.5f));
+  RunResult on = RunGraph(graph, {{"x", x}}, {"c"});
+  ASSERT_TRUE(on.status.ok()) << on.status;
+  for (const char* node : {"ra", "rb", "c"}) {
+    EXPECT_EQ(DecisionOf(on.report, node)->op, "_GraphrtQuantizedConv2D") << node;
+  }
+  const std::map<std::string, DataType> types = OutputTypes(graph, {{"x", x}}, {"c"});
+  for (const char* node : {"ra", "rb", "cat"}) {
+    ASSERT_EQ(types.count(node), 1u) << node;
+    EXPECT_EQ(types.at(node), ::tensorflow::DT_QUINT8) << node;
+  }
+  ExpectChainedMatchesUnchained(graph, x, "c", {"cat"});
+}
+
+// Where a value between int8 nodes is read by anything else, comes from anything else, or is
+// read in two ranges, the whole region stays float (and runs).
+TEST(Int8Weights, CodeRegionsStayFloatWhenAnythingElseTouchesThem) {
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
+  const Int8Weight w1 = MakeInt8Weight("w1", {1, 1, 3, 8}, 3, Random(8, 91, 0.1f, 1.0f), 92);
+  const Int8Weight w2 = MakeInt8Weight("w2", {1, 1, 8, 4}, 3, Random(4, 93, 0.1f, 1.0f), 94);
+  const Int8Weight w3 = MakeInt8Weight("w3", {1, 1, 8, 5}, 3, Random(5, 95, 0.1f, 1.0f), 96);
+  const Int8Weight w4 = MakeInt8Weight("w4", {1, 1, 11, 4}, 3, Random(4, 97, 0.1f, 1.0f), 98);
+  const std::string head = Placeholder("x", {1, 7, 7, 3}) + StaticQdq("x", kStaticLo, kStaticHi) +
+                           w1.text + w2.text + FloatConst("b1", {8}, Random(8, 90)) +
+                           Op("c1", "Conv2D", {"x/dequantize", "w1"}, kValid) +
+                           Op("bias1", "BiasAdd", {"c1", "b1"}) + Op("a1", "Relu", {"bias1"}) +
+                           MaxPool("pool", "a1", "SAME") + StaticQdq("pool", 0.0f, 3.0f) +
+                           Op("c2", "Conv2D", {"pool/dequantize", "w2"}, kValid);
+  const Tensor x = FloatTensor({1, 7, 7, 3}, Random(7 * 7 * 3, 99, -1.0f, 1.5f));
+  auto expect_float = [&](const std::string& graph, const std::vector<std::string>& fetches,
+                          const std::vector<std::string>& float_nodes) {
+    const std::map<std::string, DataType> types = OutputTypes(graph, {{"x", x}}, fetches);
+    for (const std::string& node : float_nodes) {
+      ASSERT_EQ(types.count(node), 1u) << node;
+      EXPECT_EQ(types.at(node), ::tensorflow::DT_FLOAT) << node;
+    }
+    RunResult on = RunGraph(graph, {{"x", x}}, fetches);
+    RunResult off = RunGraph(graph, {{"x", x}}, fetches, false);
+    ASSERT_TRUE(on.status.ok()) << on.status;
+    ASSERT_TRUE(off.status.ok()) << off.status;
+    EXPECT_EQ(DecisionOf(on.report, "a1")->op, "_GraphrtQuantizedConv2D");
+    for (size_t o = 0; o < fetches.size(); ++o) {
+      for (int64_t i = 0; i < on.outputs[o].NumElements(); ++i) {
+        const float e = off.outputs[o].data<float>()[i];
+        EXPECT_NEAR(on.outputs[o].data<float>()[i], e, 1e-4f * (1.0f + std::fabs(e)))
+            << fetches[o] << " element " << i;
+      }
+    }
+  };
+  {
+    SCOPED_TRACE("the MaxPool is read by a float Relu too");
+    expect_float(head + Op("r", "Relu", {"pool"}), {"c2", "r"}, {"a1", "pool"});
+  }
+  {
+    SCOPED_TRACE("the MaxPool is read in two ranges");
+    expect_float(head + w3.text + StaticQdq("pool2", 0.0f, 2.0f) +
+                     Op("pool2", "Identity", {"pool"}) +  // names the second pair
+                     Op("c3", "Conv2D", {"pool2/dequantize", "w3"}, kValid),
+                 {"c2", "c3"}, {"a1", "pool"});
+  }
+  {
+    SCOPED_TRACE("a ConcatV2 of an int8 conv and a float input");
+    expect_float(Placeholder("x", {1, 7, 7, 3}) + StaticQdq("x", kStaticLo, kStaticHi) + w1.text +
+                     w4.text + FloatConst("b1", {8}, Random(8, 90)) +
+                     Op("c1", "Conv2D", {"x/dequantize", "w1"}, kValid) +
+                     Op("bias1", "BiasAdd", {"c1", "b1"}) + Op("a1", "Relu", {"bias1"}) +
+                     Concat("cat", {"a1", "x"}) + StaticQdq("cat", kStaticLo, kStaticHi) +
+                     Op("c4", "Conv2D", {"cat/dequantize", "w4"}, kValid),
+                 {"c4"}, {"a1", "cat"});
+  }
+}
+
 // Time per Run on one intra-op thread, int8 (remapping on) against float (remapping off: the
 // Dequantize folds into a float Const). Run by hand:
 //   build/tests/graphrt_tests --gtest_also_run_disabled_tests --gtest_filter='*Int8Timing*'

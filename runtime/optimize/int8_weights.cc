@@ -48,8 +48,8 @@
 // that reads a value in the region is in it or an int8 node taking it as input 0 in one range R,
 // all on one device and nothing fetched, the makers write R's codes, the ops run on them (T
 // quint8) and the readers take them; otherwise the region stays float. An int8 node can read one
-// region and write another. (The pooled codes differ from the float graph's only where x holds
-// NaN: quantizing NaN is not monotone.)
+// region and write another. (Only a window holding NaN can pool differently: NaN's code is 0,
+// where float max may keep the NaN.)
 #include <algorithm>
 #include <cmath>
 #include <map>
