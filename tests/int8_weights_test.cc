@@ -694,10 +694,11 @@ void ExpectChainedMatchesUnchained(const std::string& graph, const Tensor& x,
             0);
 }
 
-// conv -> relu -> MaxPool -> QDQ -> conv -> relu -> MaxPool -> Reshape -> QDQ -> MatMul, as
-// int8-static writes the fixture CNN: the int8 convs write the codes of their readers' range, the
-// pools and the Reshape run on them (step stats show quint8), and the MatMul reads them. Max
-// commutes with the monotone quantization, so the result is the unchained run's bit for bit.
+// conv -> relu -> zero Pad -> MaxPool -> QDQ -> conv -> relu -> MaxPool -> Reshape -> QDQ ->
+// MatMul, as int8-static writes the fixture CNN (and ResNet50's stem): the int8 convs write the
+// codes of their readers' range, the Pad, the pools and the Reshape run on them (step stats show
+// quint8), and the MatMul reads them. Max commutes with the monotone quantization and the range
+// starts at 0, whose code the Pad writes, so the result is the unchained run's bit for bit.
 TEST(Int8Weights, CodesPassThroughMaxPoolAndReshape) {
   GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const Int8Weight w1 = MakeInt8Weight("w1", {3, 3, 3, 21}, 3, Random(21, 71, 0.1f, 1.0f), 72);
@@ -707,8 +708,10 @@ TEST(Int8Weights, CodesPassThroughMaxPoolAndReshape) {
       Placeholder("x", {2, 11, 12, 3}) + StaticQdq("x", kStaticLo, kStaticHi) + w1.text + w2.text +
       w3.text + FloatConst("b1", {21}, Random(21, 77)) + FloatConst("b2", {18}, Random(18, 78)) +
       Op("c1", "Conv2D", {"x/dequantize", "w1"}, kValid) + Op("bias1", "BiasAdd", {"c1", "b1"}) +
-      Op("a1", "Relu", {"bias1"}) + MaxPool("pool1", "a1", "SAME") +
-      StaticQdq("pool1", 0.0f, 3.0f) + Op("c2", "Conv2D", {"pool1/dequantize", "w2"}, kValid) +
+      Op("a1", "Relu", {"bias1"}) + Int32Const("pads", {4, 2}, {0, 0, 1, 1, 1, 1, 0, 0}) +
+      Op("pad", "Pad", {"a1", "pads"}, "attr { key: 'Tpaddings' value { type: DT_INT32 } }") +
+      MaxPool("pool1", "pad", "VALID") + StaticQdq("pool1", 0.0f, 3.0f) +
+      Op("c2", "Conv2D", {"pool1/dequantize", "w2"}, kValid) +
       Op("bias2", "BiasAdd", {"c2", "b2"}) + Op("a2", "Relu", {"bias2"}) +
       MaxPool("pool2", "a2", "VALID") + Int32Const("shape", {2}, {2, 2 * 2 * 18}) +
       "node { name: 'flat' op: 'Reshape' input: 'pool2' input: 'shape' "
@@ -722,7 +725,7 @@ TEST(Int8Weights, CodesPassThroughMaxPoolAndReshape) {
   EXPECT_EQ(DecisionOf(on.report, "a2")->op, "_GraphrtQuantizedConv2D");
   EXPECT_EQ(DecisionOf(on.report, "mm")->op, "_GraphrtQuantizedMatMul");
   const std::map<std::string, DataType> types = OutputTypes(graph, {{"x", x}}, {"mm"});
-  for (const char* node : {"a1", "pool1", "a2", "pool2", "flat"}) {
+  for (const char* node : {"a1", "pad", "pool1", "a2", "pool2", "flat"}) {
     ASSERT_EQ(types.count(node), 1u) << node;
     EXPECT_EQ(types.at(node), ::tensorflow::DT_QUINT8) << node;
   }
@@ -763,18 +766,21 @@ TEST(Int8Weights, CodesPassThroughConcat) {
 }
 
 // Where a value between int8 nodes is read by anything else, comes from anything else, or is
-// read in two ranges, the whole region stays float (and runs).
+// read in two ranges, or a zero Pad's zeros would not be code 0, the whole region stays float
+// (and runs).
 TEST(Int8Weights, CodeRegionsStayFloatWhenAnythingElseTouchesThem) {
   GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const Int8Weight w1 = MakeInt8Weight("w1", {1, 1, 3, 8}, 3, Random(8, 91, 0.1f, 1.0f), 92);
   const Int8Weight w2 = MakeInt8Weight("w2", {1, 1, 8, 4}, 3, Random(4, 93, 0.1f, 1.0f), 94);
   const Int8Weight w3 = MakeInt8Weight("w3", {1, 1, 8, 5}, 3, Random(5, 95, 0.1f, 1.0f), 96);
   const Int8Weight w4 = MakeInt8Weight("w4", {1, 1, 11, 4}, 3, Random(4, 97, 0.1f, 1.0f), 98);
-  const std::string head = Placeholder("x", {1, 7, 7, 3}) + StaticQdq("x", kStaticLo, kStaticHi) +
-                           w1.text + w2.text + FloatConst("b1", {8}, Random(8, 90)) +
+  // x -> QDQ -> conv (+ bias) -> relu a1, then a1 -> MaxPool -> QDQ -> conv c2.
+  const std::string stem = Placeholder("x", {1, 7, 7, 3}) + StaticQdq("x", kStaticLo, kStaticHi) +
+                           w1.text + FloatConst("b1", {8}, Random(8, 90)) +
                            Op("c1", "Conv2D", {"x/dequantize", "w1"}, kValid) +
-                           Op("bias1", "BiasAdd", {"c1", "b1"}) + Op("a1", "Relu", {"bias1"}) +
-                           MaxPool("pool", "a1", "SAME") + StaticQdq("pool", 0.0f, 3.0f) +
+                           Op("bias1", "BiasAdd", {"c1", "b1"}) + Op("a1", "Relu", {"bias1"});
+  const std::string head = stem + w2.text + MaxPool("pool", "a1", "SAME") +
+                           StaticQdq("pool", 0.0f, 3.0f) +
                            Op("c2", "Conv2D", {"pool/dequantize", "w2"}, kValid);
   const Tensor x = FloatTensor({1, 7, 7, 3}, Random(7 * 7 * 3, 99, -1.0f, 1.5f));
   auto expect_float = [&](const std::string& graph, const std::vector<std::string>& fetches,
@@ -809,12 +815,18 @@ TEST(Int8Weights, CodeRegionsStayFloatWhenAnythingElseTouchesThem) {
                  {"c2", "c3"}, {"a1", "pool"});
   }
   {
+    SCOPED_TRACE("a zero Pad where 0's code is not 0");
+    expect_float(
+        stem + w3.text + Int32Const("pads", {4, 2}, {0, 0, 1, 1, 1, 1, 0, 0}) +
+            Op("pad", "Pad", {"a1", "pads"}, "attr { key: 'Tpaddings' value { type: DT_INT32 } }") +
+            MaxPool("padpool", "pad", "VALID") + StaticQdq("padpool", kStaticLo, kStaticHi) +
+            Op("c3", "Conv2D", {"padpool/dequantize", "w3"}, kValid),
+        {"c3"}, {"a1", "pad", "padpool"});
+  }
+  {
     SCOPED_TRACE("a ConcatV2 of an int8 conv and a float input");
-    expect_float(Placeholder("x", {1, 7, 7, 3}) + StaticQdq("x", kStaticLo, kStaticHi) + w1.text +
-                     w4.text + FloatConst("b1", {8}, Random(8, 90)) +
-                     Op("c1", "Conv2D", {"x/dequantize", "w1"}, kValid) +
-                     Op("bias1", "BiasAdd", {"c1", "b1"}) + Op("a1", "Relu", {"bias1"}) +
-                     Concat("cat", {"a1", "x"}) + StaticQdq("cat", kStaticLo, kStaticHi) +
+    expect_float(stem + w4.text + Concat("cat", {"a1", "x"}) +
+                     StaticQdq("cat", kStaticLo, kStaticHi) +
                      Op("c4", "Conv2D", {"cat/dequantize", "w4"}, kValid),
                  {"c4"}, {"a1", "cat"});
   }

@@ -42,12 +42,13 @@
 // The codes also pass through code-transparent float ops, which commute with quantizing in one
 // range: MaxPool and MaxPoolV2 (the quantization map is monotone, so the max of the codes is the
 // code of the max, ties and clamping included), ConcatV2 (each value's code is copied),
-// Identity, Reshape, Squeeze and ExpandDims. A region is such ops connected through their value
-// inputs (not shapes, axes or windows), the int8 nodes that make those values and the int8 nodes
-// that read them: where every value going in comes from an int8 node's float output, everything
-// that reads a value in the region is in it or an int8 node taking it as input 0 in one range R,
-// all on one device and nothing fetched, the makers write R's codes, the ops run on them (T
-// quint8) and the readers take them; otherwise the region stays float. An int8 node can read one
+// Identity, Reshape, Squeeze and ExpandDims, and a zero Pad where the range starts at 0 (after a
+// Relu), so that 0's code is the 0 Pad writes. A region is such ops connected through their value
+// inputs (not shapes, axes, paddings or windows), the int8 nodes that make those values and the
+// int8 nodes that read them: where every value going in comes from an int8 node's float output,
+// everything that reads a value in the region is in it or an int8 node taking it as input 0 in one
+// range R, all on one device and nothing fetched, the makers write R's codes, the ops run on them
+// (T quint8) and the readers take them; otherwise the region stays float. An int8 node can read one
 // region and write another. (Only a window holding NaN can pool differently: NaN's code is 0,
 // where float max may keep the NaN.)
 #include <algorithm>
@@ -406,7 +407,7 @@ int TransparentValueInputs(const Node* node) {
   if (!GetNodeAttr(node->def(), "T", &t).ok() || t != ::tensorflow::DT_FLOAT) return 0;
   const std::string& op = node->op();
   if (op == "MaxPool" || op == "MaxPoolV2" || op == "Identity" || op == "Reshape" ||
-      op == "Squeeze" || op == "ExpandDims") {
+      op == "Squeeze" || op == "ExpandDims" || op == "Pad") {
     return 1;
   }
   int64_t n = 0;
@@ -419,6 +420,7 @@ int TransparentValueInputs(const Node* node) {
 struct CodeRegion {
   std::set<std::string> producers, transparent, readers;
   float lo = 0.0f, hi = 0.0f;
+  bool pads = false;  // a Pad's zeros must be code 0 too: lo is 0
 };
 
 // Grows the region of int8 node `start`'s output: false (*region partial) where a value in it
@@ -438,6 +440,7 @@ bool GrowCodeRegion(const OptimizerContext& ctx, Node* start, CodeRegion* region
     if ((producer ? region->producers : region->transparent).insert(n->name()).second) {
       work.push_back(n);
     }
+    region->pads = region->pads || n->op() == "Pad";
     return true;
   };
   if (!join(start, 0)) return false;
@@ -462,7 +465,7 @@ bool GrowCodeRegion(const OptimizerContext& ctx, Node* start, CodeRegion* region
       }
     }
   }
-  return !region->readers.empty();
+  return !region->readers.empty() && (!region->pads || region->lo == 0.0f);
 }
 
 // Codes between int8 nodes, through code-transparent ops (see the top of the file).
