@@ -471,7 +471,19 @@ class BinaryOp : public OpKernel {
     if constexpr (kIsInt<T>) {
       IntegerBroadcast<Fn>(ctx, plan, x.data<T>(), y.data<T>(), out->data<T>(), cost);
     } else {
-      BinaryBroadcast<Fn>(ctx, plan, x.data<T>(), y.data<T>(), out->data<T>(), cost);
+      // A short per-channel vector against a whole tensor: long stretches, not one per period.
+      const TensorShape& shape = plan.output_shape();
+      const bool x_whole = x.shape() == shape, y_whole = y.shape() == shape;
+      const int64_t period = x_whole   ? TrailingPeriod(y.shape(), shape)
+                             : y_whole ? TrailingPeriod(x.shape(), shape)
+                                       : 0;
+      if (period > 1 && period < kShortPeriod) {
+        BinaryRepeating<Fn>(ctx, x_whole ? x.data<T>() : y.data<T>(),
+                            x_whole ? y.data<T>() : x.data<T>(), !x_whole, period, out->data<T>(),
+                            plan.num_elements(), cost);
+      } else {
+        BinaryBroadcast<Fn>(ctx, plan, x.data<T>(), y.data<T>(), out->data<T>(), cost);
+      }
     }
     return Status::OK();
   }

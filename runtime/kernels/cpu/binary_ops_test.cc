@@ -117,6 +117,39 @@ TEST(BinaryOpsTest, LargeBroadcastAcrossThreads) {
   }
 }
 
+// A short per-channel vector against a whole tensor (an image normalized per channel) runs as
+// long stretches of a tiled copy of the vector: every period, every phase a thread's share can
+// start at, the vector on either side, and a vector with leading dims of 1.
+TEST(BinaryOpsTest, ShortPerChannelVectorsMatchElementwise) {
+  int checked = 0;
+  for (int64_t channels : {2, 3, 7, 16, 63}) {
+    const TensorShape shape({2, 37, 29, channels});
+    const int64_t n = shape.num_elements();
+    std::vector<float> big(n), vec(channels);
+    for (int64_t i = 0; i < n; ++i) big[i] = static_cast<float>(i % 251) * 0.37f - 40.f;
+    for (int64_t c = 0; c < channels; ++c) vec[c] = 0.5f + static_cast<float>(c) * 1.25f;
+    const Tensor t_big = MakeTensor<float>(shape, big);
+    for (const TensorShape& vec_shape :
+         {TensorShape({channels}), TensorShape({1, 1, 1, channels})}) {
+      for (int threads : {1, 3}) {
+        StatusOr<Tensor> sub =
+            RunOp("Sub", {t_big, MakeTensor<float>(vec_shape, vec)}, {}, threads);
+        StatusOr<Tensor> div =
+            RunOp("RealDiv", {MakeTensor<float>(vec_shape, vec), t_big}, {}, threads);
+        ASSERT_TRUE(sub.ok() && div.ok());
+        ASSERT_EQ(sub->shape(), shape);
+        ASSERT_EQ(div->shape(), shape);
+        for (int64_t i = 0; i < n; ++i) {
+          ASSERT_EQ(sub->data<float>()[i], big[i] - vec[i % channels]) << i;
+          ASSERT_EQ(div->data<float>()[i], vec[i % channels] / big[i]) << i;
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 5 * 2 * 2);
+}
+
 TEST(BinaryOpsTest, IntegerDivisionsMatchTensorFlow) {
   const Tensor x = MakeTensor<int32_t>(TensorShape({4}), std::vector<int>{-7, 7, -7, 7});
   const Tensor y = MakeTensor<int32_t>(TensorShape({4}), std::vector<int>{2, 2, -2, -2});

@@ -100,6 +100,47 @@ void BinaryBroadcast(OpKernelContext* ctx, const BroadcastPlan& plan, const T* x
   });
 }
 
+// The length of the runs `part` repeats in along a tensor of shape `whole` when it is a vector
+// over whole's last dims (leading dims of 1, then whole's trailing dims: a per-channel scale or
+// offset), else 0.
+inline int64_t TrailingPeriod(const TensorShape& part, const TensorShape& whole) {
+  int first = 0;
+  while (first < part.dims() && part.dim_size(first) == 1) ++first;
+  const int kept = part.dims() - first;
+  if (kept > whole.dims()) return 0;
+  for (int i = 0; i < kept; ++i) {
+    if (part.dim_size(first + i) != whole.dim_size(whole.dims() - kept + i)) return 0;
+  }
+  return part.num_elements();
+}
+
+// Runs shorter than this take BinaryRepeating: BroadcastPlan's runs would be the vector's length.
+inline constexpr int64_t kShortPeriod = 64;
+
+// out = Fn::Apply(x, y) over n elements where one operand (`vector`, on the left when
+// vector_first) repeats with period `period` along the other (`whole`): the vector tiled to a few
+// hundred elements, so that Fn runs over long stretches instead of one period at a time.
+template <typename Fn, typename T, typename Out>
+void BinaryRepeating(OpKernelContext* ctx, const T* whole, const T* vector, bool vector_first,
+                     int64_t period, Out* out, int64_t n, int64_t cost_per_element) {
+  constexpr int64_t kStretch = 512;
+  const int64_t span = (kStretch + period - 1) / period * period;  // whole periods
+  std::vector<T> tiled(span + period);
+  for (size_t i = 0; i < tiled.size(); ++i) tiled[i] = vector[i % period];
+  ctx->ParallelFor(n, cost_per_element, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end;) {
+      const int64_t len = std::min(span, end - i);
+      const T* v = tiled.data() + i % period;  // v + len stays inside `tiled`
+      if (vector_first) {
+        BinaryRun<Fn>(v, false, whole + i, false, out + i, len);
+      } else {
+        BinaryRun<Fn>(whole + i, false, v, false, out + i, len);
+      }
+      i += len;
+    }
+  });
+}
+
 // The output tensor of an elementwise op: an input's buffer when it has the output's shape and
 // dtype and no other owner, else a new one.
 inline Status ElementwiseOutput(OpKernelContext* ctx, std::initializer_list<int> candidates,
