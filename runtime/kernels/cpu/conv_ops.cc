@@ -652,7 +652,6 @@ void AccumulateTapPixels(const C* const* srcs, const C* const* weights, int64_t 
 template <typename C>
 void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t multiplier,
                        const C* in, const C* filter, C* out, const RowsEpilogue* epilogue) {
-  using Vector = Eigen::Array<C, Eigen::Dynamic, 1>;
   const int64_t out_depth = g.depth * multiplier;
   const int64_t row_len = g.out_cols * out_depth;
   const int64_t taps = g.window_rows * g.window_cols;
@@ -756,24 +755,24 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
         accumulate_pixels(srcs.data(), weights.data(), used, inner1 - inner0, stride * g.depth,
                           out_row + inner0 * out_depth);
       }
-      // With `direct`, the edge columns, whose windows hang over the padding.
+      // With `direct`, the edge columns, whose windows hang over the padding: one pixel each, over
+      // the taps inside the image.
       for (int64_t ow = 0; direct && ow < g.out_cols; ++ow) {
         if (ow == inner0) ow = inner1;
         if (ow >= g.out_cols) break;
-        Eigen::Map<Vector> acc(out_row + ow * out_depth, out_depth);
-        acc.setZero();
+        int64_t inside = 0;
         for (int64_t kh = 0; kh < g.window_rows; ++kh) {
           const int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
           if (ih < 0 || ih >= g.in_rows) continue;
           for (int64_t kw = 0; kw < g.window_cols; ++kw) {
             const int64_t iw = ow * stride - g.pad_left + kw * g.dilation_cols;
             if (iw < 0 || iw >= g.in_cols) continue;
-            acc +=
-                Eigen::Map<const Vector>(in + ((n * g.in_rows + ih) * g.in_cols + iw) * g.depth,
-                                         g.depth) *
-                Eigen::Map<const Vector>(filter + (kh * g.window_cols + kw) * out_depth, g.depth);
+            srcs[inside] = in + ((n * g.in_rows + ih) * g.in_cols + iw) * g.depth;
+            weights[inside] = filter + (kh * g.window_cols + kw) * out_depth;
+            ++inside;
           }
         }
+        accumulate_pixels(srcs.data(), weights.data(), inside, 1, 0, out_row + ow * out_depth);
       }
       if constexpr (std::is_same<C, float>::value) {
         if (epilogue != nullptr) (*epilogue)(row * g.out_cols, g.out_cols, out_row);
