@@ -718,6 +718,10 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
       tiled[t * period + i] = filter[t * out_depth + i % out_depth];
     }
   }
+  // With `direct`, unit column stride and dilation and a window 3 or 5 wide: TapRows, which keeps
+  // a window row's weights in registers and loads each input vector once.
+  const bool window_rows_kernel = direct && vector_taps && stride == 1 && g.dilation_cols == 1 &&
+                                  TapRowsApplies(g.window_cols, g.depth);
   // With `direct`, the output columns whose whole window lies inside the image: [inner0, inner1).
   const int64_t reach = (g.window_cols - 1) * g.dilation_cols;
   const int64_t inner0 = std::min(g.out_cols, (g.pad_left + stride - 1) / stride);
@@ -751,6 +755,19 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
       }
       if (!direct) {
         accumulate(srcs.data(), weights.data(), used, row_len, period, out_row);
+      } else if (window_rows_kernel) {
+        // srcs holds each window row's taps in order: its first one, and their weights, stand for
+        // the row.
+        int64_t rows = 0;
+        for (int64_t t = 0; t < used; t += g.window_cols) {
+          srcs[rows] = srcs[t];
+          weights[rows] = weights[t];
+          ++rows;
+        }
+        if constexpr (std::is_same<C, float>::value) {
+          TapRows(isa, srcs.data(), weights.data(), rows, static_cast<int>(g.window_cols),
+                  inner1 - inner0, g.depth, out_row + inner0 * out_depth);
+        }
       } else {
         accumulate_pixels(srcs.data(), weights.data(), used, inner1 - inner0, stride * g.depth,
                           out_row + inner0 * out_depth);

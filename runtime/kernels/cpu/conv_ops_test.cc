@@ -314,6 +314,12 @@ TEST(ConvOpsTest, DepthwiseMatchesReference) {
       {1, 10, 13, 7, 1, 3, 3, 3, 3, 1, 1, "SAME"},
       {1, 12, 12, 17, 1, 3, 3, 1, 2, 1, 2, "SAME"},
       {1, 4, 3, 64, 1, 5, 5, 2, 2, 1, 1, "SAME"},
+      // Unit stride, whole vectors of channels, windows 3 and 5 wide: rows of pixels in blocks of
+      // 8 and single ones.
+      {2, 9, 21, 48, 1, 3, 3, 1, 1, 1, 1, "SAME"},
+      {1, 11, 14, 32, 1, 5, 5, 1, 1, 1, 1, "SAME"},
+      {1, 6, 12, 16, 1, 3, 5, 1, 1, 1, 1, "VALID"},
+      {1, 7, 30, 16, 1, 2, 3, 2, 1, 1, 1, "SAME"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(StrCat(c.h, "x", c.w, "x", c.d, " m=", c.m, " k=", c.kh, "x", c.kw,

@@ -3,7 +3,12 @@
 // - TapSum: out[i] = sum over taps t of srcs[t][i] * weights[t][i % period], for i in [0, len)
 //   (a row of outputs whose windows are runs of the input: unit column stride);
 // - TapSumPixels: out[p * depth + c] = sum over taps t of srcs[t][p * step + c] * weights[t][c],
-//   for p in [0, pixels) and c in [0, depth) (pixels whose windows are `step` floats apart).
+//   for p in [0, pixels) and c in [0, depth) (pixels whose windows are `step` floats apart);
+// - TapRows: the same for unit column stride and dilation and a window 3 or 5 columns
+//   wide, given per window row: out[p * depth + c] = sum over rows r and kw < window_cols of
+//   srcs[r][(p + kw) * depth + c] * weights[r][kw * depth + c]. Each input vector is loaded once
+//   for the outputs that use it and the weights stay in registers; the sums are TapSumPixels'
+//   bit for bit (the same multiply-adds in the same order).
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_TAP_SUM_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_TAP_SUM_H_
 
@@ -26,12 +31,16 @@ void TapSum(const float* const* srcs, const float* const* weights, int64_t taps,
             int64_t period, float* out);
 void TapSumPixels(const float* const* srcs, const float* const* weights, int64_t taps,
                   int64_t pixels, int64_t depth, int64_t step, float* out);
+void TapRows(const float* const* srcs, const float* const* weights, int64_t rows, int window_cols,
+             int64_t pixels, int64_t depth, float* out);
 }  // namespace avx2
 namespace avx512 {
 void TapSum(const float* const* srcs, const float* const* weights, int64_t taps, int64_t len,
             int64_t period, float* out);
 void TapSumPixels(const float* const* srcs, const float* const* weights, int64_t taps,
                   int64_t pixels, int64_t depth, int64_t step, float* out);
+void TapRows(const float* const* srcs, const float* const* weights, int64_t rows, int window_cols,
+             int64_t pixels, int64_t depth, float* out);
 }  // namespace avx512
 }  // namespace isa
 
@@ -52,6 +61,23 @@ inline void TapSumPixels(CpuIsa isa, const float* const* srcs, const float* cons
     isa::avx512::TapSumPixels(srcs, weights, taps, pixels, depth, step, out);
   } else {
     isa::avx2::TapSumPixels(srcs, weights, taps, pixels, depth, step, out);
+  }
+}
+
+// Whether TapRows takes a window `window_cols` wide over `depth` channels: 3 or 5 columns, and
+// whole AVX-512 vectors of channels.
+inline bool TapRowsApplies(int64_t window_cols, int64_t depth) {
+  return (window_cols == 3 || window_cols == 5) && depth % 16 == 0;
+}
+
+// Runs the TapRows of `isa`. REQUIRES: HasTapSum(isa), the CPU runs it, and
+// TapRowsApplies(window_cols, depth).
+inline void TapRows(CpuIsa isa, const float* const* srcs, const float* const* weights, int64_t rows,
+                    int window_cols, int64_t pixels, int64_t depth, float* out) {
+  if (isa == CpuIsa::kAvx512) {
+    isa::avx512::TapRows(srcs, weights, rows, window_cols, pixels, depth, out);
+  } else {
+    isa::avx2::TapRows(srcs, weights, rows, window_cols, pixels, depth, out);
   }
 }
 

@@ -103,5 +103,55 @@ TEST(TapSumTest, PixelsMatchDoubleSum) {
   EXPECT_EQ(checked, static_cast<int>(paths.size()) * 3 * 9 * 2);
 }
 
+// TapRows gives TapSumPixels' bits (the same multiply-adds in the same order) for windows 3 and
+// 5 wide, 0 to 3 window rows, pixel counts around its blocks of 8.
+TEST(TapSumTest, RowsGiveTapSumPixelsBits) {
+  std::vector<CpuIsa> paths;
+  for (CpuIsa isa : {CpuIsa::kAvx2, CpuIsa::kAvx512}) {
+    if (static_cast<int>(isa) <= static_cast<int>(DetectedCpuIsa())) paths.push_back(isa);
+  }
+  if (paths.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  int checked = 0;
+  for (CpuIsa isa : paths) {
+    for (int width : {3, 5}) {
+      for (int64_t rows : {0, 1, 3}) {
+        for (int64_t depth : {16, 48}) {
+          for (int64_t pixels : {1, 7, 8, 9, 17}) {
+            ASSERT_TRUE(TapRowsApplies(width, depth));
+            const int64_t cols = pixels + width - 1;
+            std::vector<std::vector<float>> src(rows, std::vector<float>(cols * depth));
+            std::vector<std::vector<float>> weight(rows, std::vector<float>(width * depth));
+            std::vector<const float*> row_srcs, row_weights, tap_srcs, tap_weights;
+            for (int64_t r = 0; r < rows; ++r) {
+              for (float& x : src[r]) x = dist(rng);
+              for (float& x : weight[r]) x = dist(rng);
+              row_srcs.push_back(src[r].data());
+              row_weights.push_back(weight[r].data());
+              for (int kw = 0; kw < width; ++kw) {
+                tap_srcs.push_back(src[r].data() + kw * depth);
+                tap_weights.push_back(weight[r].data() + kw * depth);
+              }
+            }
+            std::vector<float> got(pixels * depth + 1, 42.f), want(pixels * depth + 1, 42.f);
+            TapRows(isa, row_srcs.data(), row_weights.data(), rows, width, pixels, depth,
+                    got.data());
+            TapSumPixels(isa, tap_srcs.data(), tap_weights.data(), rows * width, pixels, depth,
+                         depth, want.data());
+            for (size_t i = 0; i < got.size(); ++i) {
+              ASSERT_EQ(got[i], want[i])
+                  << CpuIsaName(isa) << " width=" << width << " rows=" << rows << " depth=" << depth
+                  << " pixels=" << pixels << " at " << i;
+            }
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, static_cast<int>(paths.size()) * 2 * 3 * 2 * 5);
+}
+
 }  // namespace
 }  // namespace graphrt
