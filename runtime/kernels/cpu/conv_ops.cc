@@ -462,6 +462,9 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
   }
 
   int64_t block = std::max<int64_t>(8, kPatchBlockBytes / (patch_len * sizeof(C)));
+  // Whole register tiles of the packed SGEMMs (12 rows on AVX-512, 6 on AVX2) where there are
+  // several: a block's last tile otherwise runs short.
+  if (block >= 24) block -= block % 12;
   block = std::min(block, pixels);
   const int64_t blocks = (pixels + block - 1) / block;
   auto run_block = [&](int64_t b, C* patches, bool parallel_gemm) {

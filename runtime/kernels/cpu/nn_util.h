@@ -124,6 +124,21 @@ void NhwcToNchw(const OpKernelContext* ctx, const Tensor& nhwc, Tensor* nchw) {
                             nhwc.dim_size(1) * nhwc.dim_size(2), nhwc.dim_size(3), nchw->data<T>());
 }
 
+// dst[0, n) = src[0, n): a call to memcpy for long runs, fixed-size copies (which compile to a
+// few moves) for the short runs of a convolution with few channels, where the call would cost
+// more than the copy.
+template <typename C>
+inline void CopyRun(const C* src, int64_t n, C* dst) {
+  constexpr int64_t kPiece = 16 / sizeof(C) > 0 ? 16 / sizeof(C) : 1;
+  if (n > 8 * kPiece || !std::is_trivially_copyable<C>::value) {
+    std::copy(src, src + n, dst);
+    return;
+  }
+  int64_t i = 0;
+  for (; i + kPiece <= n; i += kPiece) std::memcpy(dst + i, src + i, kPiece * sizeof(C));
+  for (; i < n; ++i) std::memcpy(dst + i, src + i, sizeof(C));
+}
+
 // Copies the receptive fields of output pixels [first, first + count) for channels
 // [channel0, channel0 + patch_depth) into rows of `patches` (in the filter's HWIO order), `pad`
 // where the window hangs over the padding (0, or a quantized tensor's zero point).
@@ -133,10 +148,11 @@ void Im2Col(const C* in, const Window2D& g, int64_t channel0, int64_t patch_dept
   const int64_t row_len = g.window_cols * patch_depth;
   const bool contiguous_row = g.dilation_cols == 1 && patch_depth == g.depth;
   const int64_t pixels_per_image = g.out_rows * g.out_cols;
+  // The first pixel's image, row and column; the others follow by counting.
+  int64_t n = first / pixels_per_image;
+  int64_t oh = (first % pixels_per_image) / g.out_cols;
+  int64_t ow = first % g.out_cols;
   for (int64_t p = first; p < first + count; ++p) {
-    const int64_t n = p / pixels_per_image;
-    const int64_t oh = (p % pixels_per_image) / g.out_cols;
-    const int64_t ow = p % g.out_cols;
     const int64_t ih0 = oh * g.stride_rows - g.pad_top;
     const int64_t iw0 = ow * g.stride_cols - g.pad_left;
     C* dst = patches + (p - first) * g.window_rows * row_len;
@@ -148,7 +164,7 @@ void Im2Col(const C* in, const Window2D& g, int64_t channel0, int64_t patch_dept
       }
       const C* src_row = in + (n * g.in_rows + ih) * g.in_cols * g.depth + channel0;
       if (contiguous_row && iw0 >= 0 && iw0 + g.window_cols <= g.in_cols) {
-        std::memcpy(dst, src_row + iw0 * g.depth, row_len * sizeof(C));
+        CopyRun(src_row + iw0 * g.depth, row_len, dst);
         continue;
       }
       for (int64_t kw = 0; kw < g.window_cols; ++kw) {
@@ -157,8 +173,15 @@ void Im2Col(const C* in, const Window2D& g, int64_t channel0, int64_t patch_dept
         if (iw < 0 || iw >= g.in_cols) {
           std::fill(d, d + patch_depth, pad);
         } else {
-          std::memcpy(d, src_row + iw * g.depth, patch_depth * sizeof(C));
+          CopyRun(src_row + iw * g.depth, patch_depth, d);
         }
+      }
+    }
+    if (++ow == g.out_cols) {
+      ow = 0;
+      if (++oh == g.out_rows) {
+        oh = 0;
+        ++n;
       }
     }
   }
