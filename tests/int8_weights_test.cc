@@ -47,14 +47,20 @@ std::string FloatConst(const std::string& name, const std::vector<int64_t>& dims
                 Shape(dims), " }", vals, " } } } }\n");
 }
 
+// A Const of integer `type` (a DataType's name) whose values are held in int_val.
+template <typename V>
+std::string IntValConst(const std::string& name, const char* type, const std::vector<int64_t>& dims,
+                        const std::vector<V>& values) {
+  std::string vals;
+  for (V v : values) vals += StrCat(" int_val: ", static_cast<int>(v));
+  return StrCat("node { name: '", name, "' op: 'Const' attr { key: 'dtype' value { type: ", type,
+                " } } attr { key: 'value' value { tensor { dtype: ", type, " tensor_shape {",
+                Shape(dims), " }", vals, " } } } }\n");
+}
+
 std::string QInt8Const(const std::string& name, const std::vector<int64_t>& dims,
                        const std::vector<int8_t>& values) {
-  std::string vals;
-  for (int v : values) vals += StrCat(" int_val: ", v);
-  return StrCat("node { name: '", name,
-                "' op: 'Const' attr { key: 'dtype' value { type: DT_QINT8 } } "
-                "attr { key: 'value' value { tensor { dtype: DT_QINT8 tensor_shape {",
-                Shape(dims), " }", vals, " } } } }\n");
+  return IntValConst(name, "DT_QINT8", dims, values);
 }
 
 std::string Placeholder(const std::string& name, const std::vector<int64_t>& dims,
@@ -635,12 +641,7 @@ TEST(Int8Weights, ChainedOpsPassCodesAndFoldThePad) {
 
 std::string Int32Const(const std::string& name, const std::vector<int64_t>& dims,
                        const std::vector<int>& values) {
-  std::string vals;
-  for (int v : values) vals += StrCat(" int_val: ", v);
-  return StrCat("node { name: '", name,
-                "' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
-                "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape {",
-                Shape(dims), " }", vals, " } } } }\n");
+  return IntValConst(name, "DT_INT32", dims, values);
 }
 
 const std::string kValid =
