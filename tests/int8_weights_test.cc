@@ -78,6 +78,12 @@ std::string Op(const std::string& name, const std::string& op,
                 " attr { key: 'T' value { type: DT_FLOAT } } ", attrs, " }\n");
 }
 
+// A convolution's or pool's attrs: strides [1, stride, stride, 1] and `padding`.
+std::string StridesAndPadding(int stride, const char* padding) {
+  return StrCat("attr { key: 'strides' value { list { i: 1 i: ", stride, " i: ", stride,
+                " i: 1 } } } attr { key: 'padding' value { s: '", padding, "' } }");
+}
+
 std::vector<float> Random(int64_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
@@ -243,13 +249,9 @@ TEST(Int8Weights, ConvChainRunsInInt8PerChannelAndPerTensor) {
   const Int8Weight w2 = MakeInt8Weight("w2", {1, 1, 13, 5}, -1, {0.7f}, 7);
   const std::string graph = Placeholder("x", {2, 11, 10, 6}) + w1.text + w2.text +
                             FloatConst("b", {13}, Random(13, 8)) +
-                            Op("conv1", "Conv2D", {"x", "w1"},
-                               "attr { key: 'strides' value { list { i: 1 i: 2 i: 2 i: 1 } } } "
-                               "attr { key: 'padding' value { s: 'SAME' } }") +
+                            Op("conv1", "Conv2D", {"x", "w1"}, StridesAndPadding(2, "SAME")) +
                             Op("bias", "BiasAdd", {"conv1", "b"}) + Op("act", "Relu6", {"bias"}) +
-                            Op("conv2", "Conv2D", {"act", "w2"},
-                               "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
-                               "attr { key: 'padding' value { s: 'VALID' } }");
+                            Op("conv2", "Conv2D", {"act", "w2"}, StridesAndPadding(1, "VALID"));
   const std::vector<float> x = Random(2 * 11 * 10 * 6, 9, -1.0f, 2.0f);
   const Tensor tx = FloatTensor({2, 11, 10, 6}, x);
   RunResult on = RunGraph(graph, {{"x", tx}}, {"act", "conv2"});
@@ -270,9 +272,7 @@ TEST(Int8Weights, ConvChainRunsInInt8PerChannelAndPerTensor) {
   std::vector<float> act_values(act.data<float>(), act.data<float>() + act.NumElements());
   const std::string conv2_alone =
       Placeholder("act", {2, 6, 5, 13}) + w2.text +
-      Op("conv2", "Conv2D", {"act", "w2"},
-         "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
-         "attr { key: 'padding' value { s: 'VALID' } }");
+      Op("conv2", "Conv2D", {"act", "w2"}, StridesAndPadding(1, "VALID"));
   RunResult float2 = RunGraph(conv2_alone, {{"act", act}}, {"conv2"}, false);
   ASSERT_TRUE(float2.status.ok()) << float2.status;
   ExpectWithinQuantizationError(on.outputs[1], float2.outputs[0], ActivationScale(act_values),
@@ -381,9 +381,7 @@ TEST(Int8Weights, StaticActivationRangeSkipsTheQuantizePair) {
   const std::string graph =
       Placeholder("x", {2, 7, 6, 5}) + StaticQdq("x", kStaticLo, kStaticHi) + w.text + w2.text +
       FloatConst("b", {11}, Random(11, 25)) + FloatConst("shape", {2}, {2, 11 * 4 * 3}) +
-      Op("conv", "Conv2D", {"x/dequantize", "w"},
-         "attr { key: 'strides' value { list { i: 1 i: 2 i: 2 i: 1 } } } "
-         "attr { key: 'padding' value { s: 'SAME' } }") +
+      Op("conv", "Conv2D", {"x/dequantize", "w"}, StridesAndPadding(2, "SAME")) +
       Op("bias", "BiasAdd", {"conv", "b"}) + Op("relu", "Relu", {"bias"}) +
       StaticQdq("relu", 0.0f, 2.0f) +
       "node { name: 'flat' op: 'Reshape' input: 'relu/dequantize' input: 'shape_i' "
@@ -431,9 +429,7 @@ TEST(Int8Weights, StaticActivationRangeSharedOrReadElsewhere) {
   GRT_SKIP_WHEN_OPTIMIZER_OFF();
   const Int8Weight wa = MakeInt8Weight("wa", {1, 1, 4, 3}, 3, Random(3, 31, 0.1f, 1.0f), 32);
   const Int8Weight wb = MakeInt8Weight("wb", {1, 1, 4, 5}, -1, {0.6f}, 33);
-  const std::string conv_attrs =
-      "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
-      "attr { key: 'padding' value { s: 'VALID' } }";
+  const std::string conv_attrs = StridesAndPadding(1, "VALID");
   const Tensor x = FloatTensor({1, 3, 5, 4}, Random(60, 34, -1.0f, 1.5f));
   auto check = [&](const std::string& graph, const std::vector<std::string>& fetches) {
     RunResult on = RunGraph(graph, {{"x", x}}, fetches);
@@ -502,12 +498,8 @@ TEST(Int8Weights, DepthwiseRunsInInt8WithStaticRanges) {
   const Int8Weight w1 = MakeInt8Weight("w1", {1, 1, 3, 37}, 3, Random(37, 41, 0.1f, 1.0f), 42);
   const Int8Weight dw = MakeInt8Weight("dw", {3, 3, 37, 1}, 2, Random(37, 43, 0.1f, 1.0f), 44);
   const Int8Weight w2 = MakeInt8Weight("w2", {1, 1, 37, 5}, 3, Random(5, 45, 0.1f, 1.0f), 46);
-  const std::string same_s2 =
-      "attr { key: 'strides' value { list { i: 1 i: 2 i: 2 i: 1 } } } "
-      "attr { key: 'padding' value { s: 'SAME' } }";
-  const std::string valid_s1 =
-      "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
-      "attr { key: 'padding' value { s: 'VALID' } }";
+  const std::string same_s2 = StridesAndPadding(2, "SAME");
+  const std::string valid_s1 = StridesAndPadding(1, "VALID");
   const std::string graph =
       Placeholder("x", {2, 9, 8, 3}) + StaticQdq("x", kStaticLo, kStaticHi) + w1.text + dw.text +
       w2.text + FloatConst("b1", {37}, Random(37, 47)) + FloatConst("b2", {37}, Random(37, 48)) +
@@ -583,12 +575,8 @@ TEST(Int8Weights, ChainedOpsPassCodesAndFoldThePad) {
   const Int8Weight w1 = MakeInt8Weight("w1", {1, 1, 3, 19}, 3, Random(19, 61, 0.1f, 1.0f), 62);
   const Int8Weight dw = MakeInt8Weight("dw", {3, 3, 19, 1}, 2, Random(19, 63, 0.1f, 1.0f), 64);
   const Int8Weight w2 = MakeInt8Weight("w2", {1, 1, 19, 5}, 3, Random(5, 65, 0.1f, 1.0f), 66);
-  const std::string valid =
-      "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
-      "attr { key: 'padding' value { s: 'VALID' } }";
-  const std::string valid_s2 =
-      "attr { key: 'strides' value { list { i: 1 i: 2 i: 2 i: 1 } } } "
-      "attr { key: 'padding' value { s: 'VALID' } }";
+  const std::string valid = StridesAndPadding(1, "VALID");
+  const std::string valid_s2 = StridesAndPadding(2, "VALID");
   const std::string graph =
       Placeholder("x", {2, 9, 8, 3}) + StaticQdq("x", kStaticLo, kStaticHi) + w1.text + dw.text +
       w2.text + FloatConst("b1", {19}, Random(19, 67)) + FloatConst("b2", {19}, Random(19, 68)) +
@@ -644,16 +632,12 @@ std::string Int32Const(const std::string& name, const std::vector<int64_t>& dims
   return IntValConst(name, "DT_INT32", dims, values);
 }
 
-const std::string kValid =
-    "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
-    "attr { key: 'padding' value { s: 'VALID' } }";
+const std::string kValid = StridesAndPadding(1, "VALID");
 
 std::string MaxPool(const std::string& name, const std::string& input, const char* padding) {
   return Op(name, "MaxPool", {input},
-            StrCat("attr { key: 'ksize' value { list { i: 1 i: 3 i: 3 i: 1 } } } "
-                   "attr { key: 'strides' value { list { i: 1 i: 2 i: 2 i: 1 } } } "
-                   "attr { key: 'padding' value { s: '",
-                   padding, "' } }"));
+            StrCat("attr { key: 'ksize' value { list { i: 1 i: 3 i: 3 i: 1 } } } ",
+                   StridesAndPadding(2, padding)));
 }
 
 std::string Concat(const std::string& name, const std::vector<std::string>& inputs) {
@@ -741,9 +725,7 @@ TEST(Int8Weights, CodesPassThroughConcat) {
   const Int8Weight wa = MakeInt8Weight("wa", {1, 1, 4, 5}, 3, Random(5, 81, 0.1f, 1.0f), 82);
   const Int8Weight wb = MakeInt8Weight("wb", {3, 3, 4, 6}, -1, {0.7f}, 83);
   const Int8Weight wc = MakeInt8Weight("wc", {1, 1, 11, 3}, 3, Random(3, 84, 0.1f, 1.0f), 85);
-  const std::string same =
-      "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
-      "attr { key: 'padding' value { s: 'SAME' } }";
+  const std::string same = StridesAndPadding(1, "SAME");
   const std::string graph =
       Placeholder("x", {1, 6, 7, 4}) + StaticQdq("x", kStaticLo, kStaticHi) + wa.text + wb.text +
       wc.text + FloatConst("ba", {5}, Random(5, 86)) + FloatConst("bb", {6}, Random(6, 87)) +
@@ -870,9 +852,7 @@ TEST(Int8Weights, DISABLED_Int8TimingAgainstFloat) {
               time_per_run(matmul, x1, "y", true), time_per_run(matmul, x1, "y", false));
   const Int8Weight filter = MakeInt8Weight("w", {3, 3, 64, 64}, 3, Random(64, 4, 0.1f, 1.0f), 5);
   const std::string conv = Placeholder("x", {1, 56, 56, 64}) + filter.text +
-                           Op("y", "Conv2D", {"x", "w"},
-                              "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
-                              "attr { key: 'padding' value { s: 'SAME' } }");
+                           Op("y", "Conv2D", {"x", "w"}, StridesAndPadding(1, "SAME"));
   const Tensor x2 = FloatTensor({1, 56, 56, 64}, Random(56 * 56 * 64, 6));
   std::printf("Conv2D 1x56x56x64 * 3x3x64x64 SAME: int8 %.1f us, float %.1f us\n",
               time_per_run(conv, x2, "y", true), time_per_run(conv, x2, "y", false));
