@@ -164,6 +164,18 @@ void MaxBytesInto(uint8_t* dst, const uint8_t* src, int64_t n) {
   for (; i < n; ++i) dst[i] = std::max(dst[i], src[i]);
 }
 
+// dst = max(dst, src) over n floats, as Eigen's max of arrays gives it (std::max(dst, src): a NaN
+// in dst stays, a NaN in src is passed over), four at a time: maxps returns its second operand
+// where either is NaN. The Eigen expression over a pixel's few channels costs more than the
+// maxima.
+void MaxFloatsInto(float* dst, const float* src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    _mm_storeu_ps(dst + i, _mm_max_ps(_mm_loadu_ps(src + i), _mm_loadu_ps(dst + i)));
+  }
+  for (; i < n; ++i) dst[i] = std::max(dst[i], src[i]);
+}
+
 // Spatial pooling of an NHWC image batch into out[N, OH, OW, depth].
 template <typename T, PoolKind kKind>
 void PoolNhwc(const OpKernelContext* ctx, const Window2D& g, const T* in, T* out) {
@@ -193,11 +205,16 @@ void PoolNhwc(const OpKernelContext* ctx, const Window2D& g, const T* in, T* out
           std::fill(dst, dst + depth, T(0));
           continue;
         }
-        if constexpr (kKind == PoolKind::kMax && std::is_same_v<T, uint8_t>) {
+        if constexpr (kKind == PoolKind::kMax &&
+                      (std::is_same_v<T, uint8_t> || std::is_same_v<T, float>)) {
           std::copy(pixel(h0, w0), pixel(h0, w0) + depth, dst);
           for (int64_t ih = h0; ih < h1; ++ih) {
             for (int64_t iw = (ih == h0 ? w0 + 1 : w0); iw < w1; ++iw) {
-              MaxBytesInto(dst, pixel(ih, iw), depth);
+              if constexpr (std::is_same_v<T, float>) {
+                MaxFloatsInto(dst, pixel(ih, iw), depth);
+              } else {
+                MaxBytesInto(dst, pixel(ih, iw), depth);
+              }
             }
           }
         } else if constexpr (kKind == PoolKind::kMax) {

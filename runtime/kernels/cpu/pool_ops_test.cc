@@ -134,6 +134,23 @@ TEST(PoolOpsTest, BytesMatchFloat) {
   }
 }
 
+// Float max pooling takes four channels at a time and the rest one by one: the values of double
+// max pooling (the Eigen expression), SAME and VALID, windows over the edges.
+TEST(PoolOpsTest, FloatMaxMatchesDouble) {
+  const int64_t depth = 8 + 3;
+  const std::vector<float> x = RandomValues(2 * 7 * 6 * depth, 9);
+  const TensorShape shape({2, 7, 6, depth});
+  for (const char* padding : {"SAME", "VALID"}) {
+    StatusOr<Tensor> f =
+        Pool("MaxPool", MakeTensor<float>(shape, x), {1, 3, 2, 1}, {1, 2, 1, 1}, padding);
+    StatusOr<Tensor> d =
+        Pool("MaxPool", MakeTensor<double>(shape, x), {1, 3, 2, 1}, {1, 2, 1, 1}, padding);
+    ASSERT_TRUE(f.ok() && d.ok());
+    ASSERT_EQ(f->shape(), d->shape());
+    ExpectAllClose(AsDoubles<float>(*f), AsDoubles<double>(*d), 0);
+  }
+}
+
 // NCHW (rejected by TensorFlow's CPU kernels) gives the NHWC result, transposed.
 TEST(PoolOpsTest, NchwMatchesNhwc) {
   const int64_t n = 2, h = 9, w = 7, c = 5;
