@@ -29,6 +29,7 @@
 #include "runtime/kernels/cpu/nn_util.h"
 #include "runtime/kernels/cpu/packed_weights.h"
 #include "runtime/kernels/cpu/tap_sum.h"
+#include "runtime/kernels/cpu/winograd.h"
 #include "runtime/kernels/kernel_registry.h"
 
 namespace graphrt {
@@ -354,7 +355,25 @@ inline void EpilogueOverRows(const OpKernelContext* ctx, const RowsEpilogue& epi
 template <typename C>
 void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth, int64_t out_depth,
               const C* in, const C* filter, C* out, PackedWeights* weights,
-              const ConvEpilogue* epilogue) {
+              WinogradWeights* winograd, const ConvEpilogue* epilogue) {
+  if constexpr (std::is_same<C, float>::value) {
+    const CpuIsa isa = ActiveCpuIsa();
+    if (WinogradApplies(isa, g, patch_depth, out_depth)) {
+      std::unique_ptr<WinogradFilter> own;  // a filter that changes from Run to Run
+      const WinogradFilter* transformed =
+          winograd != nullptr ? winograd->Get(isa, filter, g.depth, out_depth) : nullptr;
+      if (transformed == nullptr) {
+        own = WinogradFilter::Make(isa, filter, g.depth, out_depth);
+        transformed = own.get();
+      }
+      if (transformed != nullptr) {
+        WinogradConvNhwc(ctx, g, *transformed, in, out, [&](int64_t first, int64_t count) {
+          if (epilogue != nullptr) epilogue->rows(first, count, out + first * out_depth);
+        });
+        return;
+      }
+    }
+  }
   const bool in_tiles = epilogue != nullptr && epilogue->has_tiles;
   // The epilogue for a GEMM whose output starts at row `first` and channel `channel`, where it
   // runs inside the tiles (in *storage).
@@ -520,6 +539,7 @@ class Conv2DOp : public ConvOpBase {
     GRT_CONSTRUCT_OK(ctx, attrs_.Parse(*ctx));
     if (std::is_same<T, float>::value && ctx->input_is_constant(kInputFilter)) {
       weights_ = std::make_unique<PackedWeights>();
+      winograd_ = std::make_unique<WinogradWeights>();
     }
   }
 
@@ -574,15 +594,17 @@ class Conv2DOp : public ConvOpBase {
       return Status::OK();
     }
     using C = ComputeType<T>;
-    return RunInNhwc<T>(
-        ctx, attrs_, g, out_depth, input, filter, out, [&](const C* in, const C* f, C* o) {
-          ConvNhwc<C>(ctx, g, patch_depth, out_depth, in, f, o, weights_.get(), conv_epilogue);
-        });
+    return RunInNhwc<T>(ctx, attrs_, g, out_depth, input, filter, out,
+                        [&](const C* in, const C* f, C* o) {
+                          ConvNhwc<C>(ctx, g, patch_depth, out_depth, in, f, o, weights_.get(),
+                                      winograd_.get(), conv_epilogue);
+                        });
   }
 
  private:
   ConvAttrs attrs_;
-  std::unique_ptr<PackedWeights> weights_;  // a constant float filter's packing
+  std::unique_ptr<PackedWeights> weights_;     // a constant float filter's packing
+  std::unique_ptr<WinogradWeights> winograd_;  // ... or its Winograd transform
 };
 
 // Output stretches that AccumulateTaps keeps in registers: four packets.

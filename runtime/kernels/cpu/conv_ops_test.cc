@@ -4,6 +4,8 @@
 
 #include "runtime/kernels/cpu/nn_test_util.h"
 #include "runtime/kernels/cpu/nn_util.h"
+#include "runtime/kernels/cpu/sgemm.h"
+#include "runtime/kernels/cpu/winograd.h"
 
 namespace graphrt {
 namespace testing {
@@ -256,6 +258,92 @@ TEST(ConvOpsTest, Conv2DMatchesReference) {
       ExpectAllClose(AsDoubles<float>(*y), want, 1e-5, 1e-5);
     }
   }
+}
+
+// 3x3 convolutions of unit stride on the AVX2 and AVX-512 paths run Winograd's F(2x2, 3x3)
+// (winograd.h): odd sizes (tiles cut by the output's edge), channels that are not whole vectors,
+// several bands of tiles, SAME, VALID and uneven explicit padding, one thread and three. Each
+// output is within 4x the im2col path's distance from the double sum, plus 1e-6 of the sum of
+// the products' magnitudes (the transforms add and subtract up to 16 terms before the products).
+TEST(ConvOpsTest, WinogradMatchesReference) {
+  struct Case {
+    std::vector<int64_t> in;
+    int64_t out_depth;
+    std::vector<int64_t> pads;  // top, bottom, left, right (EXPLICIT); empty: `padding`
+    std::string padding;
+  };
+  const std::vector<Case> cases = {
+      {{1, 9, 11, 16}, 16, {}, "SAME"},
+      {{2, 8, 7, 19}, 21, {}, "VALID"},
+      {{1, 40, 36, 64}, 48, {}, "SAME"},  // several bands
+      {{1, 10, 9, 24}, 17, {2, 0, 1, 3}, "EXPLICIT"},
+  };
+  const CpuIsa isa = ActiveCpuIsa();
+  int64_t winograd_cases = 0;
+  for (const Case& c : cases) {
+    const int64_t n = c.in[0], h = c.in[1], w = c.in[2], d = c.in[3];
+    SCOPED_TRACE(StrCat(h, "x", w, "x", d, " -> ", c.out_depth, " ", c.padding));
+    const std::vector<float> x = RandomValues(n * h * w * d, 21);
+    const std::vector<float> f = RandomValues(9 * d * c.out_depth, 22);
+    std::vector<float> abs_x(x.size()), abs_f(f.size());
+    std::transform(x.begin(), x.end(), abs_x.begin(), [](float v) { return std::abs(v); });
+    std::transform(f.begin(), f.end(), abs_f.begin(), [](float v) { return std::abs(v); });
+    const std::vector<int64_t> filter_shape = {3, 3, d, c.out_depth};
+    WindowDim rows, cols;
+    ConvCase attrs;
+    attrs.padding = c.padding;
+    if (c.pads.empty()) {
+      const Padding padding = c.padding == "SAME" ? Padding::kSame : Padding::kValid;
+      ASSERT_TRUE(ComputeWindowDim(h, 3, 1, 1, padding, 0, 0, &rows).ok());
+      ASSERT_TRUE(ComputeWindowDim(w, 3, 1, 1, padding, 0, 0, &cols).ok());
+    } else {
+      attrs.explicit_paddings = {0, 0, c.pads[0], c.pads[1], c.pads[2], c.pads[3], 0, 0};
+      ASSERT_TRUE(
+          ComputeWindowDim(h, 3, 1, 1, Padding::kExplicit, c.pads[0], c.pads[1], &rows).ok());
+      ASSERT_TRUE(
+          ComputeWindowDim(w, 3, 1, 1, Padding::kExplicit, c.pads[2], c.pads[3], &cols).ok());
+    }
+    Window2D g;
+    g.batch = n;
+    g.in_rows = h;
+    g.in_cols = w;
+    g.depth = d;
+    g.window_rows = g.window_cols = 3;
+    g.out_rows = rows.output;
+    g.out_cols = cols.output;
+    g.pad_top = rows.pad_before;
+    g.pad_left = cols.pad_before;
+    EXPECT_EQ(WinogradApplies(isa, g, d, c.out_depth), HasPackedSgemm(isa));
+    winograd_cases += WinogradApplies(isa, g, d, c.out_depth);
+    const auto reference = [&](const std::vector<float>& in, const std::vector<float>& filter) {
+      return ReferenceConv(in, c.in, filter, filter_shape, false, 1, 1, 1, 1, rows.pad_before,
+                           cols.pad_before, rows.output, cols.output);
+    };
+    const std::vector<double> expected = reference(x, f);
+    const std::vector<double> magnitude = reference(abs_x, abs_f);
+    const Tensor input = MakeTensor<float>({n, h, w, d}, x);
+    const Tensor filter = MakeTensor<float>(TensorShape(filter_shape), f);
+    ASSERT_EQ(setenv("GRAPHRT_WINOGRAD", "0", 1), 0);
+    StatusOr<Tensor> im2col = RunConv("Conv2D", input, filter, attrs);
+    ASSERT_EQ(unsetenv("GRAPHRT_WINOGRAD"), 0);
+    ASSERT_TRUE(im2col.ok()) << im2col.status();
+    for (int threads : {1, 3}) {
+      StatusOr<Tensor> y = RunConv("Conv2D", input, filter, attrs, threads);
+      ASSERT_TRUE(y.ok()) << y.status();
+      ASSERT_EQ(y->NumElements(), static_cast<int64_t>(expected.size()));
+      double worst = 0;
+      for (size_t i = 0; i < expected.size(); ++i) {
+        const double error = std::abs(y->data<float>()[i] - expected[i]);
+        const double direct = std::abs(im2col->data<float>()[i] - expected[i]);
+        worst = std::max(worst, error / magnitude[i]);
+        ASSERT_LE(error, 4 * direct + 1e-6 * magnitude[i])
+            << "element " << i << ": " << y->data<float>()[i] << " vs " << expected[i];
+      }
+      RecordProperty(StrCat("worst_relative_to_magnitude_", h, "x", w, "_", threads),
+                     std::to_string(worst));
+    }
+  }
+  EXPECT_EQ(winograd_cases, HasPackedSgemm(isa) ? 4 : 0);
 }
 
 TEST(ConvOpsTest, DepthwiseMatchesTensorFlow) {

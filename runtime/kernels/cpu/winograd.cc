@@ -1,0 +1,192 @@
+#include "runtime/kernels/cpu/winograd.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "runtime/kernels/cpu/nn_util.h"
+#include "runtime/kernels/op_kernel.h"
+
+namespace graphrt {
+
+namespace {
+
+// Below this many input or output channels the transforms cost more than the products save.
+constexpr int64_t kMinDepth = 16;
+// A band's transformed tiles (V and M) take about this many floats per channel of the wider
+// side, so that they stay in L2 between the transforms and the products.
+constexpr int64_t kBandTileFloats = 8192;
+
+void InputTransform(CpuIsa isa, const float* const* tile, int64_t depth, float* v,
+                    int64_t v_stride) {
+  if (isa == CpuIsa::kAvx512) {
+    isa::avx512::WinogradInput(tile, depth, v, v_stride);
+  } else {
+    isa::avx2::WinogradInput(tile, depth, v, v_stride);
+  }
+}
+
+void OutputTransform(CpuIsa isa, const float* m, int64_t m_stride, int64_t depth,
+                     float* const* out) {
+  if (isa == CpuIsa::kAvx512) {
+    isa::avx512::WinogradOutput(m, m_stride, depth, out);
+  } else {
+    isa::avx2::WinogradOutput(m, m_stride, depth, out);
+  }
+}
+
+// G g G^T for one 3x3 kernel g (row-major), in double and rounded once. G's rows are (1, 0, 0),
+// (1/2, 1/2, 1/2), (1/2, -1/2, 1/2) and (0, 0, 1).
+void TransformKernel(const double* g, float* u) {
+  double t[4][3];
+  for (int j = 0; j < 3; ++j) {
+    t[0][j] = g[j];
+    t[1][j] = (g[j] + g[3 + j] + g[6 + j]) / 2;
+    t[2][j] = (g[j] - g[3 + j] + g[6 + j]) / 2;
+    t[3][j] = g[6 + j];
+  }
+  for (int i = 0; i < 4; ++i) {
+    u[4 * i] = static_cast<float>(t[i][0]);
+    u[4 * i + 1] = static_cast<float>((t[i][0] + t[i][1] + t[i][2]) / 2);
+    u[4 * i + 2] = static_cast<float>((t[i][0] - t[i][1] + t[i][2]) / 2);
+    u[4 * i + 3] = static_cast<float>(t[i][2]);
+  }
+}
+
+bool DisabledByEnvironment() {
+  const char* value = std::getenv("GRAPHRT_WINOGRAD");
+  return value != nullptr && std::strcmp(value, "0") == 0;
+}
+
+}  // namespace
+
+std::unique_ptr<WinogradFilter> WinogradFilter::Make(CpuIsa isa, const float* filter,
+                                                     int64_t in_depth, int64_t out_depth) {
+  if (!HasPackedSgemm(isa) || in_depth < 1 || out_depth < 1) return nullptr;
+  const int64_t size = in_depth * out_depth;
+  std::vector<float> u;
+  try {
+    u.resize(static_cast<size_t>(kWinogradPoints * size));
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+  // filter[(tap * in_depth + ci) * out_depth + co] -> u[x * size + ci * out_depth + co].
+  for (int64_t ci = 0; ci < in_depth; ++ci) {
+    for (int64_t co = 0; co < out_depth; ++co) {
+      double g[9];
+      for (int tap = 0; tap < 9; ++tap) g[tap] = filter[(tap * in_depth + ci) * out_depth + co];
+      float transformed[kWinogradPoints];
+      TransformKernel(g, transformed);
+      for (int x = 0; x < kWinogradPoints; ++x) u[x * size + ci * out_depth + co] = transformed[x];
+    }
+  }
+  std::unique_ptr<WinogradFilter> result(new WinogradFilter(isa, in_depth, out_depth));
+  for (int x = 0; x < kWinogradPoints; ++x) {
+    result->points_[x] =
+        SgemmPackedB::Pack(isa, u.data() + x * size, out_depth, 1, in_depth, out_depth);
+    if (result->points_[x] == nullptr) return nullptr;
+  }
+  return result;
+}
+
+const WinogradFilter* WinogradWeights::Get(CpuIsa isa, const float* filter, int64_t in_depth,
+                                           int64_t out_depth) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!made_) {
+    made_ = true;
+    source_ = filter;
+    filter_ = WinogradFilter::Make(isa, filter, in_depth, out_depth);
+  }
+  const WinogradFilter* f = filter_.get();
+  if (f == nullptr || filter != source_ || f->isa() != isa || f->in_depth() != in_depth ||
+      f->out_depth() != out_depth) {
+    return nullptr;
+  }
+  return f;
+}
+
+bool WinogradApplies(CpuIsa isa, const Window2D& g, int64_t patch_depth, int64_t out_depth) {
+  return HasPackedSgemm(isa) && g.window_rows == 3 && g.window_cols == 3 && g.stride_rows == 1 &&
+         g.stride_cols == 1 && g.dilation_rows == 1 && g.dilation_cols == 1 &&
+         patch_depth == g.depth && g.depth >= kMinDepth && out_depth >= kMinDepth &&
+         g.out_rows >= 2 && g.out_cols >= 2 && !DisabledByEnvironment();
+}
+
+void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const WinogradFilter& filter,
+                      const float* in, float* out,
+                      const std::function<void(int64_t, int64_t)>& finish) {
+  const CpuIsa isa = filter.isa();
+  const int64_t in_depth = g.depth, out_depth = filter.out_depth();
+  const int64_t tile_rows = (g.out_rows + 1) / 2, tile_cols = (g.out_cols + 1) / 2;
+  const int64_t band_target = std::max<int64_t>(1, kBandTileFloats / std::max(in_depth, out_depth));
+  const int64_t band_rows = std::clamp<int64_t>(band_target / tile_cols, 1, tile_rows);
+  const int64_t bands = (tile_rows + band_rows - 1) / band_rows;
+  const int64_t max_tiles = band_rows * tile_cols;
+  ScratchBuffer<float> v(kWinogradPoints * max_tiles * in_depth);
+  ScratchBuffer<float> m(kWinogradPoints * max_tiles * out_depth);
+  const std::vector<float> zeros(static_cast<size_t>(in_depth), 0.f);  // the padding's pixels
+  for (int64_t image = 0; image < g.batch; ++image) {
+    const float* image_in = in + image * g.in_rows * g.in_cols * in_depth;
+    float* image_out = out + image * g.out_rows * g.out_cols * out_depth;
+    for (int64_t band = 0; band < bands; ++band) {
+      const int64_t ty0 = band * band_rows;
+      const int64_t tiles = (std::min(tile_rows, ty0 + band_rows) - ty0) * tile_cols;
+      ctx->ParallelFor(tiles, kWinogradPoints * in_depth * 2, [&](int64_t first, int64_t last) {
+        const float* pixels[kWinogradPoints];
+        for (int64_t t = first; t < last; ++t) {
+          const int64_t row0 = 2 * (ty0 + t / tile_cols) - g.pad_top;
+          const int64_t col0 = 2 * (t % tile_cols) - g.pad_left;
+          for (int i = 0; i < 4; ++i) {
+            const int64_t r = row0 + i;
+            for (int j = 0; j < 4; ++j) {
+              const int64_t c = col0 + j;
+              const bool inside = r >= 0 && r < g.in_rows && c >= 0 && c < g.in_cols;
+              pixels[4 * i + j] = inside ? image_in + (r * g.in_cols + c) * in_depth : zeros.data();
+            }
+          }
+          InputTransform(isa, pixels, in_depth, v.get() + t * in_depth, tiles * in_depth);
+        }
+      });
+      std::atomic<bool> packed_ok{true};
+      ctx->ParallelFor(kWinogradPoints, tiles * in_depth * out_depth * 2,
+                       [&](int64_t first, int64_t last) {
+                         for (int64_t x = first; x < last; ++x) {
+                           SgemmArgs args;
+                           args.m = tiles;
+                           args.n = out_depth;
+                           args.k = in_depth;
+                           args.a = v.get() + x * tiles * in_depth;
+                           args.a_row = in_depth;
+                           args.a_col = 1;
+                           args.b_row = out_depth;
+                           args.b_col = 1;
+                           args.c = m.get() + x * tiles * out_depth;
+                           args.ldc = out_depth;
+                           if (!PackedSgemm(isa, args, filter.point(static_cast<int>(x)), 0)) {
+                             packed_ok = false;
+                           }
+                         }
+                       });
+      if (!packed_ok) throw std::bad_alloc();
+      ctx->ParallelFor(tiles, kWinogradPoints * out_depth * 2, [&](int64_t first, int64_t last) {
+        for (int64_t t = first; t < last; ++t) {
+          const int64_t row = 2 * (ty0 + t / tile_cols), col = 2 * (t % tile_cols);
+          float* corner = image_out + (row * g.out_cols + col) * out_depth;
+          const bool right = col + 1 < g.out_cols, below = row + 1 < g.out_rows;
+          float* outputs[4] = {corner, right ? corner + out_depth : nullptr,
+                               below ? corner + g.out_cols * out_depth : nullptr,
+                               right && below ? corner + (g.out_cols + 1) * out_depth : nullptr};
+          OutputTransform(isa, m.get() + t * out_depth, tiles * out_depth, out_depth, outputs);
+        }
+      });
+      const int64_t row0 = 2 * ty0;
+      const int64_t rows = std::min(g.out_rows, 2 * (ty0 + band_rows)) - row0;
+      finish((image * g.out_rows + row0) * g.out_cols, rows * g.out_cols);
+    }
+  }
+}
+
+}  // namespace graphrt

@@ -1,0 +1,98 @@
+// Winograd's minimal filtering F(2x2, 3x3) for float 3x3 convolutions of unit stride and
+// dilation (NHWC input, HWIO filter), on the paths with packed SGEMM kernels (AVX2, AVX-512).
+//
+// Each 2x2 block of outputs (a tile) is computed from the 4x4 block of input under it as
+// A^T [(G g G^T) . (B^T d B)] A: 16 products per channel pair where the direct convolution takes
+// 36. Over a band of tiles, the input transform gives 16 matrices V[x] (tiles x in_depth), the
+// filter transform (once per constant filter) 16 matrices U[x] (in_depth x out_depth), and the
+// 16 GEMMs M[x] = V[x] U[x] do the work; the output transform folds M back into 2x2 outputs.
+// The transforms' coefficients are 0, +-1 and +-1/2, so the results differ from the direct sum
+// only by float rounding in a different order (ConvOpsTest.WinogradMatchesReference bounds it).
+#ifndef GRAPHRT_RUNTIME_KERNELS_CPU_WINOGRAD_H_
+#define GRAPHRT_RUNTIME_KERNELS_CPU_WINOGRAD_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+#include "runtime/kernels/common/window.h"
+#include "runtime/kernels/cpu/cpu_isa.h"
+#include "runtime/kernels/cpu/sgemm.h"
+
+namespace graphrt {
+
+class OpKernelContext;
+
+inline constexpr int kWinogradPoints = 16;  // a 4x4 input tile
+
+// A 3x3 filter (HWIO, [3, 3, in_depth, out_depth]) transformed to its 16 matrices U[x], each
+// packed for the SGEMM kernels of one path.
+class WinogradFilter {
+ public:
+  // Null when memory runs out or `isa` has no packed SGEMM.
+  static std::unique_ptr<WinogradFilter> Make(CpuIsa isa, const float* filter, int64_t in_depth,
+                                              int64_t out_depth);
+
+  CpuIsa isa() const { return isa_; }
+  int64_t in_depth() const { return in_depth_; }
+  int64_t out_depth() const { return out_depth_; }
+  const SgemmPackedB& point(int x) const { return *points_[x]; }
+
+ private:
+  WinogradFilter(CpuIsa isa, int64_t in_depth, int64_t out_depth)
+      : isa_(isa), in_depth_(in_depth), out_depth_(out_depth) {}
+  CpuIsa isa_;
+  int64_t in_depth_, out_depth_;
+  std::array<std::unique_ptr<SgemmPackedB>, kWinogradPoints> points_;
+};
+
+// A kernel's constant filter, transformed on its first use and reused by every later Run (as
+// PackedWeights keeps a packed filter).
+class WinogradWeights {
+ public:
+  // The transform of `filter` for `isa`, made by the first call; null when that failed or a call
+  // passes another filter, path or shape (the caller then transforms it itself).
+  const WinogradFilter* Get(CpuIsa isa, const float* filter, int64_t in_depth, int64_t out_depth);
+
+ private:
+  std::mutex mu_;
+  bool made_ = false;
+  const float* source_ = nullptr;
+  std::unique_ptr<WinogradFilter> filter_;
+};
+
+// Whether WinogradConvNhwc computes this convolution: a 3x3 window of unit stride and dilation,
+// one group, and enough channels for the transforms to cost less than the products they save.
+// GRAPHRT_WINOGRAD=0 in the environment turns it off (im2col + GEMM then runs).
+bool WinogradApplies(CpuIsa isa, const Window2D& g, int64_t patch_depth, int64_t out_depth);
+
+// out[N*OH*OW, out_depth] = conv(in, filter), with any zero padding `g` gives. `finish(first,
+// count)` runs on each band of whole output rows [first, first + count) (pixels) as soon as it is
+// written, while it is in cache (a fused layer's bias and activation).
+// REQUIRES: WinogradApplies(filter.isa(), g, g.depth, filter.out_depth()), filter.in_depth() ==
+// g.depth, and the CPU runs filter.isa().
+void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const WinogradFilter& filter,
+                      const float* in, float* out,
+                      const std::function<void(int64_t, int64_t)>& finish);
+
+namespace isa {
+// The transforms of one tile, vectorized over channels; one per path (isa/winograd_kernel.inc).
+// WinogradInput: v[x * v_stride + c] = (B^T d B)[x] for c < depth, where d[x] = tile[x][c]
+// (the tile's 16 input pixels, row-major). WinogradOutput: out[k][c] = (A^T m A)[k] for the
+// outputs (0,0), (0,1), (1,0), (1,1) of the tile, where m[x] = m[x * m_stride + c]; a null
+// out[k] is outside the output and not written.
+namespace avx2 {
+void WinogradInput(const float* const* tile, int64_t depth, float* v, int64_t v_stride);
+void WinogradOutput(const float* m, int64_t m_stride, int64_t depth, float* const* out);
+}  // namespace avx2
+namespace avx512 {
+void WinogradInput(const float* const* tile, int64_t depth, float* v, int64_t v_stride);
+void WinogradOutput(const float* m, int64_t m_stride, int64_t depth, float* const* out);
+}  // namespace avx512
+}  // namespace isa
+
+}  // namespace graphrt
+
+#endif  // GRAPHRT_RUNTIME_KERNELS_CPU_WINOGRAD_H_
