@@ -18,7 +18,7 @@ namespace {
 constexpr int64_t kMinDepth = 16;
 // A band's transformed tiles (V and M) take about this many floats per channel of the wider
 // side, so that they stay in L2 between the transforms and the products.
-constexpr int64_t kBandTileFloats = 8192;
+constexpr int64_t kBandTileFloats = 16384;
 
 void InputTransform(CpuIsa isa, const float* const* tile, int64_t depth, float* v,
                     int64_t v_stride) {
@@ -125,68 +125,89 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
   const int64_t band_rows = std::clamp<int64_t>(band_target / tile_cols, 1, tile_rows);
   const int64_t bands = (tile_rows + band_rows - 1) / band_rows;
   const int64_t max_tiles = band_rows * tile_cols;
-  ScratchBuffer<float> v(kWinogradPoints * max_tiles * in_depth);
-  ScratchBuffer<float> m(kWinogradPoints * max_tiles * out_depth);
   const std::vector<float> zeros(static_cast<size_t>(in_depth), 0.f);  // the padding's pixels
-  for (int64_t image = 0; image < g.batch; ++image) {
+
+  // Band `index` (image * bands + band): its three steps, each shared out over the threads
+  // through `split` when it is given, else run here. v and m hold max_tiles tiles.
+  auto run_band = [&](const OpKernelContext* split, int64_t index, float* v, float* m) {
+    auto each = [&](int64_t total, int64_t cost, const std::function<void(int64_t, int64_t)>& fn) {
+      if (split != nullptr) {
+        split->ParallelFor(total, cost, fn);
+      } else {
+        fn(0, total);
+      }
+    };
+    const int64_t image = index / bands;
+    const int64_t ty0 = index % bands * band_rows;
+    const int64_t tiles = (std::min(tile_rows, ty0 + band_rows) - ty0) * tile_cols;
     const float* image_in = in + image * g.in_rows * g.in_cols * in_depth;
     float* image_out = out + image * g.out_rows * g.out_cols * out_depth;
-    for (int64_t band = 0; band < bands; ++band) {
-      const int64_t ty0 = band * band_rows;
-      const int64_t tiles = (std::min(tile_rows, ty0 + band_rows) - ty0) * tile_cols;
-      ctx->ParallelFor(tiles, kWinogradPoints * in_depth * 2, [&](int64_t first, int64_t last) {
-        const float* pixels[kWinogradPoints];
-        for (int64_t t = first; t < last; ++t) {
-          const int64_t row0 = 2 * (ty0 + t / tile_cols) - g.pad_top;
-          const int64_t col0 = 2 * (t % tile_cols) - g.pad_left;
-          for (int i = 0; i < 4; ++i) {
-            const int64_t r = row0 + i;
-            for (int j = 0; j < 4; ++j) {
-              const int64_t c = col0 + j;
-              const bool inside = r >= 0 && r < g.in_rows && c >= 0 && c < g.in_cols;
-              pixels[4 * i + j] = inside ? image_in + (r * g.in_cols + c) * in_depth : zeros.data();
-            }
+    each(tiles, kWinogradPoints * in_depth * 2, [&](int64_t first, int64_t last) {
+      const float* pixels[kWinogradPoints];
+      for (int64_t t = first; t < last; ++t) {
+        const int64_t row0 = 2 * (ty0 + t / tile_cols) - g.pad_top;
+        const int64_t col0 = 2 * (t % tile_cols) - g.pad_left;
+        for (int i = 0; i < 4; ++i) {
+          const int64_t r = row0 + i;
+          for (int j = 0; j < 4; ++j) {
+            const int64_t c = col0 + j;
+            const bool inside = r >= 0 && r < g.in_rows && c >= 0 && c < g.in_cols;
+            pixels[4 * i + j] = inside ? image_in + (r * g.in_cols + c) * in_depth : zeros.data();
           }
-          InputTransform(isa, pixels, in_depth, v.get() + t * in_depth, tiles * in_depth);
         }
-      });
-      std::atomic<bool> packed_ok{true};
-      ctx->ParallelFor(kWinogradPoints, tiles * in_depth * out_depth * 2,
-                       [&](int64_t first, int64_t last) {
-                         for (int64_t x = first; x < last; ++x) {
-                           SgemmArgs args;
-                           args.m = tiles;
-                           args.n = out_depth;
-                           args.k = in_depth;
-                           args.a = v.get() + x * tiles * in_depth;
-                           args.a_row = in_depth;
-                           args.a_col = 1;
-                           args.b_row = out_depth;
-                           args.b_col = 1;
-                           args.c = m.get() + x * tiles * out_depth;
-                           args.ldc = out_depth;
-                           if (!PackedSgemm(isa, args, filter.point(static_cast<int>(x)), 0)) {
-                             packed_ok = false;
-                           }
-                         }
-                       });
-      if (!packed_ok) throw std::bad_alloc();
-      ctx->ParallelFor(tiles, kWinogradPoints * out_depth * 2, [&](int64_t first, int64_t last) {
-        for (int64_t t = first; t < last; ++t) {
-          const int64_t row = 2 * (ty0 + t / tile_cols), col = 2 * (t % tile_cols);
-          float* corner = image_out + (row * g.out_cols + col) * out_depth;
-          const bool right = col + 1 < g.out_cols, below = row + 1 < g.out_rows;
-          float* outputs[4] = {corner, right ? corner + out_depth : nullptr,
-                               below ? corner + g.out_cols * out_depth : nullptr,
-                               right && below ? corner + (g.out_cols + 1) * out_depth : nullptr};
-          OutputTransform(isa, m.get() + t * out_depth, tiles * out_depth, out_depth, outputs);
-        }
-      });
-      const int64_t row0 = 2 * ty0;
-      const int64_t rows = std::min(g.out_rows, 2 * (ty0 + band_rows)) - row0;
-      finish((image * g.out_rows + row0) * g.out_cols, rows * g.out_cols);
-    }
+        InputTransform(isa, pixels, in_depth, v + t * in_depth, tiles * in_depth);
+      }
+    });
+    std::atomic<bool> packed_ok{true};
+    each(kWinogradPoints, tiles * in_depth * out_depth * 2, [&](int64_t first, int64_t last) {
+      for (int64_t x = first; x < last; ++x) {
+        SgemmArgs args;
+        args.m = tiles;
+        args.n = out_depth;
+        args.k = in_depth;
+        args.a = v + x * tiles * in_depth;
+        args.a_row = in_depth;
+        args.a_col = 1;
+        args.b_row = out_depth;
+        args.b_col = 1;
+        args.c = m + x * tiles * out_depth;
+        args.ldc = out_depth;
+        if (!PackedSgemm(isa, args, filter.point(static_cast<int>(x)), 0)) packed_ok = false;
+      }
+    });
+    if (!packed_ok) throw std::bad_alloc();
+    each(tiles, kWinogradPoints * out_depth * 2, [&](int64_t first, int64_t last) {
+      for (int64_t t = first; t < last; ++t) {
+        const int64_t row = 2 * (ty0 + t / tile_cols), col = 2 * (t % tile_cols);
+        float* corner = image_out + (row * g.out_cols + col) * out_depth;
+        const bool right = col + 1 < g.out_cols, below = row + 1 < g.out_rows;
+        float* outputs[4] = {corner, right ? corner + out_depth : nullptr,
+                             below ? corner + g.out_cols * out_depth : nullptr,
+                             right && below ? corner + (g.out_cols + 1) * out_depth : nullptr};
+        OutputTransform(isa, m + t * out_depth, tiles * out_depth, out_depth, outputs);
+      }
+    });
+    const int64_t row0 = 2 * ty0;
+    const int64_t rows = std::min(g.out_rows, 2 * (ty0 + band_rows)) - row0;
+    finish((image * g.out_rows + row0) * g.out_cols, rows * g.out_cols);
+  };
+
+  const int64_t total = g.batch * bands;
+  const int threads = ctx->device()->intra_op_threads();
+  if (threads > 1 && total >= 2 * threads) {
+    // Enough bands to share out whole: each thread keeps its band in its own cache.
+    ctx->ParallelFor(total, max_tiles * kWinogradPoints * in_depth * out_depth * 2,
+                     [&](int64_t first, int64_t last) {
+                       ScratchBuffer<float> v(kWinogradPoints * max_tiles * in_depth);
+                       ScratchBuffer<float> m(kWinogradPoints * max_tiles * out_depth);
+                       for (int64_t i = first; i < last; ++i)
+                         run_band(nullptr, i, v.get(), m.get());
+                     });
+    return;
   }
+  ScratchBuffer<float> v(kWinogradPoints * max_tiles * in_depth);
+  ScratchBuffer<float> m(kWinogradPoints * max_tiles * out_depth);
+  for (int64_t i = 0; i < total; ++i) run_band(ctx, i, v.get(), m.get());
 }
 
 }  // namespace graphrt
