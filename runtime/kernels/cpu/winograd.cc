@@ -38,21 +38,33 @@ void OutputTransform(CpuIsa isa, const float* m, int64_t m_stride, int64_t depth
   }
 }
 
-// G g G^T for one 3x3 kernel g (row-major), in double and rounded once. G's rows are (1, 0, 0),
-// (1/2, 1/2, 1/2), (1/2, -1/2, 1/2) and (0, 0, 1).
-void TransformKernel(const double* g, float* u) {
-  double t[4][3];
-  for (int j = 0; j < 3; ++j) {
-    t[0][j] = g[j];
-    t[1][j] = (g[j] + g[3 + j] + g[6 + j]) / 2;
-    t[2][j] = (g[j] - g[3 + j] + g[6 + j]) / 2;
-    t[3][j] = g[6 + j];
-  }
-  for (int i = 0; i < 4; ++i) {
-    u[4 * i] = static_cast<float>(t[i][0]);
-    u[4 * i + 1] = static_cast<float>((t[i][0] + t[i][1] + t[i][2]) / 2);
-    u[4 * i + 2] = static_cast<float>((t[i][0] - t[i][1] + t[i][2]) / 2);
-    u[4 * i + 3] = static_cast<float>(t[i][2]);
+// Row i of U = G g G^T (points 4i to 4i + 3) for the 3x3 kernels of one input channel, all
+// output channels at once: taps[t] points at tap t's row of out_depth weights, u[j] at point
+// 4i + j's row. In double, rounded once; through local chunks, which the compiler vectorizes
+// (the rows could alias). G's rows are (1, 0, 0), (1/2, 1/2, 1/2), (1/2, -1/2, 1/2), (0, 0, 1).
+void TransformKernels(const float* const* taps, int64_t out_depth, int i, float* const* u) {
+  constexpr int64_t kChunk = 64;
+  for (int64_t c0 = 0; c0 < out_depth; c0 += kChunk) {
+    const int64_t n = std::min(kChunk, out_depth - c0);
+    double t[3][kChunk];  // row i of G g
+    for (int j = 0; j < 3; ++j) {
+      const float* g0 = taps[j] + c0;
+      const float* g1 = taps[3 + j] + c0;
+      const float* g2 = taps[6 + j] + c0;
+      for (int64_t c = 0; c < n; ++c) {
+        const double a = g0[c], b = g1[c], d = g2[c];
+        t[j][c] = i == 0 ? a : i == 1 ? (a + b + d) / 2 : i == 2 ? (a - b + d) / 2 : d;
+      }
+    }
+    float rows[4][kChunk];
+    for (int64_t c = 0; c < n; ++c) {
+      const double a = t[0][c], b = t[1][c], d = t[2][c];
+      rows[0][c] = static_cast<float>(a);
+      rows[1][c] = static_cast<float>((a + b + d) / 2);
+      rows[2][c] = static_cast<float>((a - b + d) / 2);
+      rows[3][c] = static_cast<float>(d);
+    }
+    for (int j = 0; j < 4; ++j) std::memcpy(u[j] + c0, rows[j], n * sizeof(float));
   }
 }
 
@@ -67,27 +79,28 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(CpuIsa isa, const float* fi
                                                      int64_t in_depth, int64_t out_depth) {
   if (!HasPackedSgemm(isa) || in_depth < 1 || out_depth < 1) return nullptr;
   const int64_t size = in_depth * out_depth;
+  // A row of U's points at a time: a quarter of U in memory at once.
   std::vector<float> u;
   try {
-    u.resize(static_cast<size_t>(kWinogradPoints * size));
+    u.resize(static_cast<size_t>(4 * size));
   } catch (const std::bad_alloc&) {
     return nullptr;
   }
-  // filter[(tap * in_depth + ci) * out_depth + co] -> u[x * size + ci * out_depth + co].
-  for (int64_t ci = 0; ci < in_depth; ++ci) {
-    for (int64_t co = 0; co < out_depth; ++co) {
-      double g[9];
-      for (int tap = 0; tap < 9; ++tap) g[tap] = filter[(tap * in_depth + ci) * out_depth + co];
-      float transformed[kWinogradPoints];
-      TransformKernel(g, transformed);
-      for (int x = 0; x < kWinogradPoints; ++x) u[x * size + ci * out_depth + co] = transformed[x];
-    }
-  }
   std::unique_ptr<WinogradFilter> result(new WinogradFilter(isa, in_depth, out_depth));
-  for (int x = 0; x < kWinogradPoints; ++x) {
-    result->points_[x] =
-        SgemmPackedB::Pack(isa, u.data() + x * size, out_depth, 1, in_depth, out_depth);
-    if (result->points_[x] == nullptr) return nullptr;
+  for (int i = 0; i < 4; ++i) {
+    // filter[(tap * in_depth + ci) * out_depth + co] -> u[j * size + ci * out_depth + co].
+    for (int64_t ci = 0; ci < in_depth; ++ci) {
+      const float* taps[9];
+      for (int tap = 0; tap < 9; ++tap) taps[tap] = filter + (tap * in_depth + ci) * out_depth;
+      float* rows[4];
+      for (int j = 0; j < 4; ++j) rows[j] = u.data() + j * size + ci * out_depth;
+      TransformKernels(taps, out_depth, i, rows);
+    }
+    for (int j = 0; j < 4; ++j) {
+      std::unique_ptr<SgemmPackedB>& point = result->points_[4 * i + j];
+      point = SgemmPackedB::Pack(isa, u.data() + j * size, out_depth, 1, in_depth, out_depth);
+      if (point == nullptr) return nullptr;
+    }
   }
   return result;
 }
