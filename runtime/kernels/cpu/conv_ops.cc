@@ -28,6 +28,7 @@
 #include "runtime/kernels/cpu/gemm.h"
 #include "runtime/kernels/cpu/nn_util.h"
 #include "runtime/kernels/cpu/packed_weights.h"
+#include "runtime/kernels/cpu/small_depth_conv.h"
 #include "runtime/kernels/cpu/tap_sum.h"
 #include "runtime/kernels/cpu/winograd.h"
 #include "runtime/kernels/kernel_registry.h"
@@ -348,6 +349,39 @@ inline void EpilogueOverRows(const OpKernelContext* ctx, const RowsEpilogue& epi
   });
 }
 
+// The input for kernels that read windows straight from it: a zero-padded copy (the size of
+// the input, where a patch matrix is the size of the input times the filter's taps) when g's
+// windows reach into the padding, else null (read `in` itself). *padded is g with the padding
+// moved into the input's extent.
+template <typename C>
+std::unique_ptr<ScratchBuffer<C>> PadInput(const OpKernelContext* ctx, const Window2D& g,
+                                           const C* in, Window2D* padded) {
+  const int64_t rows = SpannedExtent(g.out_rows, g.stride_rows, g.window_rows, g.dilation_rows);
+  const int64_t cols = SpannedExtent(g.out_cols, g.stride_cols, g.window_cols, g.dilation_cols);
+  *padded = g;
+  if (g.pad_top == 0 && g.pad_left == 0 && rows <= g.in_rows && cols <= g.in_cols) return nullptr;
+  padded->in_rows = rows;
+  padded->in_cols = cols;
+  padded->pad_top = 0;
+  padded->pad_left = 0;
+  auto copy = std::make_unique<ScratchBuffer<C>>(g.batch * rows * cols * g.depth);
+  ctx->ParallelFor(g.batch * rows, cols * g.depth, [&](int64_t first, int64_t last) {
+    for (int64_t r = first; r < last; ++r) {
+      const int64_t n = r / rows;
+      const int64_t ih = r % rows - g.pad_top;
+      C* dst = copy->get() + r * cols * g.depth;
+      std::fill(dst, dst + cols * g.depth, C(0));
+      if (ih < 0 || ih >= g.in_rows) continue;
+      const int64_t iw0 = std::max<int64_t>(0, -g.pad_left);
+      const int64_t iw1 = std::min(g.in_cols, cols - g.pad_left);
+      if (iw1 <= iw0) continue;
+      const C* src = in + ((n * g.in_rows + ih) * g.in_cols + iw0) * g.depth;
+      std::copy(src, src + (iw1 - iw0) * g.depth, dst + (iw0 + g.pad_left) * g.depth);
+    }
+  });
+  return copy;
+}
+
 // out[N*OH*OW, out_depth] = conv(in NHWC, filter HWIO) in compute type C. `weights`, when
 // given, keeps a constant float filter packed from one Run to the next. `epilogue`, when given
 // (float only), runs inside the GEMMs' tiles where it can (ConvEpilogue), or else over each
@@ -445,37 +479,41 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
     finish_all(true);
     return;
   }
-  if (DirectConvApplies<C>(g, patch_depth, out_depth)) {
-    const int64_t rows = SpannedExtent(g.out_rows, g.stride_rows, g.window_rows, g.dilation_rows);
-    const int64_t cols = SpannedExtent(g.out_cols, g.stride_cols, g.window_cols, g.dilation_cols);
-    if (g.pad_top == 0 && g.pad_left == 0 && rows <= g.in_rows && cols <= g.in_cols) {
-      DirectConvNhwc<C>(ctx, g, out_depth, in, filter, out);
-      finish_all(false);
+  if constexpr (std::is_same<C, float>::value) {
+    const CpuIsa isa = ActiveCpuIsa();
+    if (groups == 1 && g.depth <= kSmallDepthMax && HasSmallDepthConv(isa, out_depth)) {
+      Window2D p;
+      const std::unique_ptr<ScratchBuffer<C>> copy = PadInput(ctx, g, in, &p);
+      const float* src = copy != nullptr ? copy->get() : in;
+      ctx->ParallelFor(g.batch * g.out_rows, g.out_cols * patch_len * out_depth * 2,
+                       [&](int64_t first, int64_t last) {
+                         for (int64_t r = first; r < last; ++r) {
+                           const int64_t n = r / g.out_rows, oh = r % g.out_rows;
+                           SmallDepthConvArgs args;
+                           args.in =
+                               src + ((n * p.in_rows + oh * g.stride_rows) * p.in_cols) * g.depth;
+                           args.row_step = g.dilation_rows * p.in_cols * g.depth;
+                           args.tap_step = g.dilation_cols * g.depth;
+                           args.pixel_step = g.stride_cols * g.depth;
+                           args.window_rows = g.window_rows;
+                           args.window_cols = g.window_cols;
+                           args.depth = g.depth;
+                           args.filter = filter;
+                           args.out_depth = out_depth;
+                           args.pixels = g.out_cols;
+                           args.out = out + r * g.out_cols * out_depth;
+                           SmallDepthConvRow(isa, args);
+                           if (epilogue != nullptr)
+                             epilogue->rows(r * g.out_cols, g.out_cols, args.out);
+                         }
+                       });
       return;
     }
-    // Windows reach into the padding: run on a zero-padded copy of the input (the size of the
-    // input, where a patch matrix is the size of the input times the filter's taps).
-    Window2D padded = g;
-    padded.in_rows = rows;
-    padded.in_cols = cols;
-    padded.pad_top = 0;
-    padded.pad_left = 0;
-    ScratchBuffer<C> copy(g.batch * rows * cols * g.depth);
-    ctx->ParallelFor(g.batch * rows, cols * g.depth, [&](int64_t first, int64_t last) {
-      for (int64_t r = first; r < last; ++r) {
-        const int64_t n = r / rows;
-        const int64_t ih = r % rows - g.pad_top;
-        C* dst = copy.get() + r * cols * g.depth;
-        std::fill(dst, dst + cols * g.depth, C(0));
-        if (ih < 0 || ih >= g.in_rows) continue;
-        const int64_t iw0 = std::max<int64_t>(0, -g.pad_left);
-        const int64_t iw1 = std::min(g.in_cols, cols - g.pad_left);
-        if (iw1 <= iw0) continue;
-        const C* src = in + ((n * g.in_rows + ih) * g.in_cols + iw0) * g.depth;
-        std::copy(src, src + (iw1 - iw0) * g.depth, dst + (iw0 + g.pad_left) * g.depth);
-      }
-    });
-    DirectConvNhwc<C>(ctx, padded, out_depth, copy.get(), filter, out);
+  }
+  if (DirectConvApplies<C>(g, patch_depth, out_depth)) {
+    Window2D padded;
+    const std::unique_ptr<ScratchBuffer<C>> copy = PadInput(ctx, g, in, &padded);
+    DirectConvNhwc<C>(ctx, padded, out_depth, copy != nullptr ? copy->get() : in, filter, out);
     finish_all(false);
     return;
   }

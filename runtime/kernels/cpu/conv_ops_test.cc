@@ -223,6 +223,10 @@ TEST(ConvOpsTest, Conv2DMatchesReference) {
       // ... and on a zero-padded copy of the input where the windows reach the padding.
       {{2, 9, 10, 3}, {3, 3, 3, 32}, 2, 2, 2, 1, "SAME"},
       {{1, 7, 5, 1}, {5, 5, 1, 16}, 1, 1, 1, 1, "SAME"},
+      // Few input channels: read straight from the (padded) input on AVX2 and AVX-512
+      // (small_depth_conv.h), here with four vectors of output channels and with a partial one.
+      {{1, 13, 11, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, "SAME"},
+      {{2, 9, 9, 4}, {3, 3, 4, 20}, 1, 1, 1, 1, "SAME"},
   };
   for (const Case& c : cases) {
     const int64_t n = c.in[0], h = c.in[1], w = c.in[2], d = c.in[3];

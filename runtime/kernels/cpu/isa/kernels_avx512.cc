@@ -11,6 +11,7 @@
 #include "runtime/kernels/cpu/int8_tap_sum.h"
 #include "runtime/kernels/cpu/qgemm.h"
 #include "runtime/kernels/cpu/sgemm.h"
+#include "runtime/kernels/cpu/small_depth_conv.h"
 #include "runtime/kernels/cpu/tap_sum.h"
 #include "runtime/kernels/cpu/winograd.h"
 
@@ -57,6 +58,7 @@ constexpr int64_t kNc = 2048;
 
 #include "runtime/kernels/cpu/isa/bias_activation_kernel.inc"
 #include "runtime/kernels/cpu/isa/sgemm_kernel.inc"
+#include "runtime/kernels/cpu/isa/small_depth_conv_kernel.inc"
 #include "runtime/kernels/cpu/isa/tap_sum_kernel.inc"
 #include "runtime/kernels/cpu/isa/winograd_kernel.inc"
 
