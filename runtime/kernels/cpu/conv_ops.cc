@@ -7,7 +7,10 @@
 // already is that matrix. Grouped convolutions (in_depth a multiple of the filter's depth) run
 // one GEMM per group. Depthwise convolution sums, per output row, one elementwise product of
 // input and weights per filter tap (see DepthwiseConvNhwc). For float on AVX2 and AVX-512 CPUs
-// the GEMMs and that inner loop run the kernels built for those instruction sets (cpu_isa.h).
+// the GEMMs and that inner loop run the kernels built for those instruction sets (cpu_isa.h),
+// and two shapes take other kernels there: 3x3 windows of unit stride and dilation with 16 or
+// more channels each side run Winograd's F(2x2, 3x3) (winograd.h), and inputs of up to four
+// channels (a first layer) are read straight from the padded input (small_depth_conv.h).
 //
 // Both compute in NHWC; NCHW inputs are transposed in and out (TensorFlow's CPU kernels reject
 // NCHW; graphs exported from GPUs use it). half and bfloat16 are computed in float.

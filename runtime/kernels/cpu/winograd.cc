@@ -14,7 +14,9 @@ namespace graphrt {
 
 namespace {
 
-// Below this many input or output channels the transforms cost more than the products save.
+// Below this many input or output channels the transforms cost more than the products save
+// (measured on Zen 4, 56x56 images: 16 -> 16 channels 1.4x faster than im2col, 12 -> 12 even,
+// 8 -> 8 10 % slower).
 constexpr int64_t kMinDepth = 16;
 // A band's transformed tiles (V and M) take about this many floats per channel of the wider
 // side, so that they stay in L2 between the transforms and the products.
