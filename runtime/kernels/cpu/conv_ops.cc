@@ -8,8 +8,8 @@
 // one GEMM per group. Depthwise convolution sums, per output row, one elementwise product of
 // input and weights per filter tap (see DepthwiseConvNhwc). For float on AVX2 and AVX-512 CPUs
 // the GEMMs and that inner loop run the kernels built for those instruction sets (cpu_isa.h),
-// and two shapes take other kernels there: 3x3 windows of unit stride and dilation with 16 or
-// more channels each side run Winograd's F(2x2, 3x3) (winograd.h), and inputs of up to four
+// and two shapes take other kernels there: 3x3 and 5x5 windows of unit stride and dilation with
+// 16 or more channels each side run Winograd's F(2x2, 3x3) (winograd.h), and inputs of up to four
 // channels (a first layer) are read straight from the padded input (small_depth_conv.h).
 //
 // Both compute in NHWC; NCHW inputs are transposed in and out (TensorFlow's CPU kernels reject
@@ -398,9 +398,10 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
     if (WinogradApplies(isa, g, patch_depth, out_depth)) {
       std::unique_ptr<WinogradFilter> own;  // a filter that changes from Run to Run
       const WinogradFilter* transformed =
-          winograd != nullptr ? winograd->Get(isa, filter, g.depth, out_depth) : nullptr;
+          winograd != nullptr ? winograd->Get(isa, filter, g.window_rows, g.depth, out_depth)
+                              : nullptr;
       if (transformed == nullptr) {
-        own = WinogradFilter::Make(isa, filter, g.depth, out_depth);
+        own = WinogradFilter::Make(isa, filter, g.window_rows, g.depth, out_depth);
         transformed = own.get();
       }
       if (transformed != nullptr) {

@@ -264,8 +264,9 @@ TEST(ConvOpsTest, Conv2DMatchesReference) {
   }
 }
 
-// 3x3 convolutions of unit stride on the AVX2 and AVX-512 paths run Winograd's F(2x2, 3x3)
-// (winograd.h): odd sizes (tiles cut by the output's edge), channels that are not whole vectors,
+// 3x3 and 5x5 convolutions of unit stride on the AVX2 and AVX-512 paths run Winograd's
+// F(2x2, 3x3) (winograd.h; a 5x5 as four 3x3 blocks): odd sizes (tiles cut by the output's
+// edge), channels that are not whole vectors,
 // several bands of tiles, SAME, VALID and uneven explicit padding, one to three threads. Each
 // output is within 4x the im2col path's distance from the double sum, plus 1e-6 of the sum of
 // the products' magnitudes (the transforms add and subtract up to 16 terms before the products).
@@ -275,6 +276,7 @@ TEST(ConvOpsTest, WinogradMatchesReference) {
     int64_t out_depth;
     std::vector<int64_t> pads;  // top, bottom, left, right (EXPLICIT); empty: `padding`
     std::string padding;
+    int64_t window = 3;
   };
   const std::vector<Case> cases = {
       {{1, 9, 11, 16}, 16, {}, "SAME"},
@@ -282,38 +284,42 @@ TEST(ConvOpsTest, WinogradMatchesReference) {
       {{1, 40, 36, 64}, 48, {}, "SAME"},  // several bands
       {{1, 10, 9, 24}, 17, {2, 0, 1, 3}, "EXPLICIT"},
       {{4, 12, 10, 32}, 24, {}, "SAME"},  // whole bands shared out over two threads
+      {{2, 14, 14, 32}, 64, {}, "VALID", 5},
+      {{1, 11, 9, 17}, 19, {}, "SAME", 5},
+      {{1, 9, 10, 16}, 16, {1, 3, 2, 0}, "EXPLICIT", 5},
   };
   const CpuIsa isa = ActiveCpuIsa();
   int64_t winograd_cases = 0;
   for (const Case& c : cases) {
     const int64_t n = c.in[0], h = c.in[1], w = c.in[2], d = c.in[3];
-    SCOPED_TRACE(StrCat(h, "x", w, "x", d, " -> ", c.out_depth, " ", c.padding));
+    const int64_t k = c.window;
+    SCOPED_TRACE(StrCat(h, "x", w, "x", d, " -> ", c.out_depth, " ", k, "x", k, " ", c.padding));
     const std::vector<float> x = RandomValues(n * h * w * d, 21);
-    const std::vector<float> f = RandomValues(9 * d * c.out_depth, 22);
+    const std::vector<float> f = RandomValues(k * k * d * c.out_depth, 22);
     std::vector<float> abs_x(x.size()), abs_f(f.size());
     std::transform(x.begin(), x.end(), abs_x.begin(), [](float v) { return std::abs(v); });
     std::transform(f.begin(), f.end(), abs_f.begin(), [](float v) { return std::abs(v); });
-    const std::vector<int64_t> filter_shape = {3, 3, d, c.out_depth};
+    const std::vector<int64_t> filter_shape = {k, k, d, c.out_depth};
     WindowDim rows, cols;
     ConvCase attrs;
     attrs.padding = c.padding;
     if (c.pads.empty()) {
       const Padding padding = c.padding == "SAME" ? Padding::kSame : Padding::kValid;
-      ASSERT_TRUE(ComputeWindowDim(h, 3, 1, 1, padding, 0, 0, &rows).ok());
-      ASSERT_TRUE(ComputeWindowDim(w, 3, 1, 1, padding, 0, 0, &cols).ok());
+      ASSERT_TRUE(ComputeWindowDim(h, k, 1, 1, padding, 0, 0, &rows).ok());
+      ASSERT_TRUE(ComputeWindowDim(w, k, 1, 1, padding, 0, 0, &cols).ok());
     } else {
       attrs.explicit_paddings = {0, 0, c.pads[0], c.pads[1], c.pads[2], c.pads[3], 0, 0};
       ASSERT_TRUE(
-          ComputeWindowDim(h, 3, 1, 1, Padding::kExplicit, c.pads[0], c.pads[1], &rows).ok());
+          ComputeWindowDim(h, k, 1, 1, Padding::kExplicit, c.pads[0], c.pads[1], &rows).ok());
       ASSERT_TRUE(
-          ComputeWindowDim(w, 3, 1, 1, Padding::kExplicit, c.pads[2], c.pads[3], &cols).ok());
+          ComputeWindowDim(w, k, 1, 1, Padding::kExplicit, c.pads[2], c.pads[3], &cols).ok());
     }
     Window2D g;
     g.batch = n;
     g.in_rows = h;
     g.in_cols = w;
     g.depth = d;
-    g.window_rows = g.window_cols = 3;
+    g.window_rows = g.window_cols = k;
     g.out_rows = rows.output;
     g.out_cols = cols.output;
     g.pad_top = rows.pad_before;
@@ -348,7 +354,7 @@ TEST(ConvOpsTest, WinogradMatchesReference) {
                      std::to_string(worst));
     }
   }
-  EXPECT_EQ(winograd_cases, HasPackedSgemm(isa) ? 5 : 0);
+  EXPECT_EQ(winograd_cases, HasPackedSgemm(isa) ? 8 : 0);
 }
 
 TEST(ConvOpsTest, DepthwiseMatchesTensorFlow) {

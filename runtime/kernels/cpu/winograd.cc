@@ -78,56 +78,75 @@ bool DisabledByEnvironment() {
 }  // namespace
 
 std::unique_ptr<WinogradFilter> WinogradFilter::Make(CpuIsa isa, const float* filter,
-                                                     int64_t in_depth, int64_t out_depth) {
-  if (!HasPackedSgemm(isa) || in_depth < 1 || out_depth < 1) return nullptr;
-  const int64_t size = in_depth * out_depth;
+                                                     int64_t window, int64_t in_depth,
+                                                     int64_t out_depth) {
+  if (!HasPackedSgemm(isa) || (window != 3 && window != 5) || in_depth < 1 || out_depth < 1) {
+    return nullptr;
+  }
+  std::unique_ptr<WinogradFilter> result(new WinogradFilter(isa, window, in_depth, out_depth));
+  const int64_t blocks = result->blocks();
+  const int64_t size = result->depth() * out_depth;
   // A row of U's points at a time: a quarter of U in memory at once.
   std::vector<float> u;
+  const std::vector<float> zeros(static_cast<size_t>(out_depth), 0.f);  // taps past a 5x5 window
   try {
     u.resize(static_cast<size_t>(4 * size));
   } catch (const std::bad_alloc&) {
     return nullptr;
   }
-  std::unique_ptr<WinogradFilter> result(new WinogradFilter(isa, in_depth, out_depth));
   for (int i = 0; i < 4; ++i) {
-    // filter[(tap * in_depth + ci) * out_depth + co] -> u[j * size + ci * out_depth + co].
-    for (int64_t ci = 0; ci < in_depth; ++ci) {
-      const float* taps[9];
-      for (int tap = 0; tap < 9; ++tap) taps[tap] = filter + (tap * in_depth + ci) * out_depth;
-      float* rows[4];
-      for (int j = 0; j < 4; ++j) rows[j] = u.data() + j * size + ci * out_depth;
-      TransformKernels(taps, out_depth, i, rows);
+    // Block (br, bc), channel ci: tap (r, c) of its 3x3 is the window's (3 br + r, 3 bc + c),
+    // filter[((row * window + col) * in_depth + ci) * out_depth + co]; it goes to
+    // u[j * size + ((br * blocks + bc) * in_depth + ci) * out_depth + co].
+    for (int64_t block = 0; block < blocks * blocks; ++block) {
+      const int64_t row0 = 3 * (block / blocks), col0 = 3 * (block % blocks);
+      for (int64_t ci = 0; ci < in_depth; ++ci) {
+        const float* taps[9];
+        for (int tap = 0; tap < 9; ++tap) {
+          const int64_t row = row0 + tap / 3, col = col0 + tap % 3;
+          taps[tap] = row < window && col < window
+                          ? filter + ((row * window + col) * in_depth + ci) * out_depth
+                          : zeros.data();
+        }
+        float* rows[4];
+        for (int j = 0; j < 4; ++j) {
+          rows[j] = u.data() + j * size + (block * in_depth + ci) * out_depth;
+        }
+        TransformKernels(taps, out_depth, i, rows);
+      }
     }
     for (int j = 0; j < 4; ++j) {
       std::unique_ptr<SgemmPackedB>& point = result->points_[4 * i + j];
-      point = SgemmPackedB::Pack(isa, u.data() + j * size, out_depth, 1, in_depth, out_depth);
+      point =
+          SgemmPackedB::Pack(isa, u.data() + j * size, out_depth, 1, result->depth(), out_depth);
       if (point == nullptr) return nullptr;
     }
   }
   return result;
 }
 
-const WinogradFilter* WinogradWeights::Get(CpuIsa isa, const float* filter, int64_t in_depth,
-                                           int64_t out_depth) {
+const WinogradFilter* WinogradWeights::Get(CpuIsa isa, const float* filter, int64_t window,
+                                           int64_t in_depth, int64_t out_depth) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!made_) {
     made_ = true;
     source_ = filter;
-    filter_ = WinogradFilter::Make(isa, filter, in_depth, out_depth);
+    filter_ = WinogradFilter::Make(isa, filter, window, in_depth, out_depth);
   }
   const WinogradFilter* f = filter_.get();
-  if (f == nullptr || filter != source_ || f->isa() != isa || f->in_depth() != in_depth ||
-      f->out_depth() != out_depth) {
+  if (f == nullptr || filter != source_ || f->isa() != isa || f->window() != window ||
+      f->in_depth() != in_depth || f->out_depth() != out_depth) {
     return nullptr;
   }
   return f;
 }
 
 bool WinogradApplies(CpuIsa isa, const Window2D& g, int64_t patch_depth, int64_t out_depth) {
-  return HasPackedSgemm(isa) && g.window_rows == 3 && g.window_cols == 3 && g.stride_rows == 1 &&
-         g.stride_cols == 1 && g.dilation_rows == 1 && g.dilation_cols == 1 &&
-         patch_depth == g.depth && g.depth >= kMinDepth && out_depth >= kMinDepth &&
-         g.out_rows >= 2 && g.out_cols >= 2 && !DisabledByEnvironment();
+  return HasPackedSgemm(isa) && (g.window_rows == 3 || g.window_rows == 5) &&
+         g.window_cols == g.window_rows && g.stride_rows == 1 && g.stride_cols == 1 &&
+         g.dilation_rows == 1 && g.dilation_cols == 1 && patch_depth == g.depth &&
+         g.depth >= kMinDepth && out_depth >= kMinDepth && g.out_rows >= 2 && g.out_cols >= 2 &&
+         !DisabledByEnvironment();
 }
 
 void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const WinogradFilter& filter,
@@ -135,8 +154,9 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
                       const std::function<void(int64_t, int64_t)>& finish) {
   const CpuIsa isa = filter.isa();
   const int64_t in_depth = g.depth, out_depth = filter.out_depth();
+  const int64_t blocks = filter.blocks(), depth = filter.depth();  // the GEMMs' depth
   const int64_t tile_rows = (g.out_rows + 1) / 2, tile_cols = (g.out_cols + 1) / 2;
-  const int64_t band_target = std::max<int64_t>(1, kBandTileFloats / std::max(in_depth, out_depth));
+  const int64_t band_target = std::max<int64_t>(1, kBandTileFloats / std::max(depth, out_depth));
   const int64_t band_rows = std::clamp<int64_t>(band_target / tile_cols, 1, tile_rows);
   const int64_t bands = (tile_rows + band_rows - 1) / band_rows;
   const int64_t max_tiles = band_rows * tile_cols;
@@ -157,31 +177,34 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
     const int64_t tiles = (std::min(tile_rows, ty0 + band_rows) - ty0) * tile_cols;
     const float* image_in = in + image * g.in_rows * g.in_cols * in_depth;
     float* image_out = out + image * g.out_rows * g.out_cols * out_depth;
-    each(tiles, kWinogradPoints * in_depth * 2, [&](int64_t first, int64_t last) {
+    each(tiles, kWinogradPoints * depth * 2, [&](int64_t first, int64_t last) {
       const float* pixels[kWinogradPoints];
       for (int64_t t = first; t < last; ++t) {
-        const int64_t row0 = 2 * (ty0 + t / tile_cols) - g.pad_top;
-        const int64_t col0 = 2 * (t % tile_cols) - g.pad_left;
-        for (int i = 0; i < 4; ++i) {
-          const int64_t r = row0 + i;
-          for (int j = 0; j < 4; ++j) {
-            const int64_t c = col0 + j;
-            const bool inside = r >= 0 && r < g.in_rows && c >= 0 && c < g.in_cols;
-            pixels[4 * i + j] = inside ? image_in + (r * g.in_cols + c) * in_depth : zeros.data();
+        for (int64_t block = 0; block < blocks * blocks; ++block) {
+          // A 5x5 window's blocks read the input 0 or 3 rows and columns further on.
+          const int64_t row0 = 2 * (ty0 + t / tile_cols) - g.pad_top + 3 * (block / blocks);
+          const int64_t col0 = 2 * (t % tile_cols) - g.pad_left + 3 * (block % blocks);
+          for (int i = 0; i < 4; ++i) {
+            const int64_t r = row0 + i;
+            for (int j = 0; j < 4; ++j) {
+              const int64_t c = col0 + j;
+              const bool inside = r >= 0 && r < g.in_rows && c >= 0 && c < g.in_cols;
+              pixels[4 * i + j] = inside ? image_in + (r * g.in_cols + c) * in_depth : zeros.data();
+            }
           }
+          InputTransform(isa, pixels, in_depth, v + t * depth + block * in_depth, tiles * depth);
         }
-        InputTransform(isa, pixels, in_depth, v + t * in_depth, tiles * in_depth);
       }
     });
     std::atomic<bool> packed_ok{true};
-    each(kWinogradPoints, tiles * in_depth * out_depth * 2, [&](int64_t first, int64_t last) {
+    each(kWinogradPoints, tiles * depth * out_depth * 2, [&](int64_t first, int64_t last) {
       for (int64_t x = first; x < last; ++x) {
         SgemmArgs args;
         args.m = tiles;
         args.n = out_depth;
-        args.k = in_depth;
-        args.a = v + x * tiles * in_depth;
-        args.a_row = in_depth;
+        args.k = depth;
+        args.a = v + x * tiles * depth;
+        args.a_row = depth;
         args.a_col = 1;
         args.b_row = out_depth;
         args.b_col = 1;
@@ -211,16 +234,16 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
   const int threads = ctx->device()->intra_op_threads();
   if (threads > 1 && total >= 2 * threads) {
     // Enough bands to share out whole: each thread keeps its band in its own cache.
-    ctx->ParallelFor(total, max_tiles * kWinogradPoints * in_depth * out_depth * 2,
+    ctx->ParallelFor(total, max_tiles * kWinogradPoints * depth * out_depth * 2,
                      [&](int64_t first, int64_t last) {
-                       ScratchBuffer<float> v(kWinogradPoints * max_tiles * in_depth);
+                       ScratchBuffer<float> v(kWinogradPoints * max_tiles * depth);
                        ScratchBuffer<float> m(kWinogradPoints * max_tiles * out_depth);
                        for (int64_t i = first; i < last; ++i)
                          run_band(nullptr, i, v.get(), m.get());
                      });
     return;
   }
-  ScratchBuffer<float> v(kWinogradPoints * max_tiles * in_depth);
+  ScratchBuffer<float> v(kWinogradPoints * max_tiles * depth);
   ScratchBuffer<float> m(kWinogradPoints * max_tiles * out_depth);
   for (int64_t i = 0; i < total; ++i) run_band(ctx, i, v.get(), m.get());
 }

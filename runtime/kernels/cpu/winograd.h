@@ -1,13 +1,18 @@
-// Winograd's minimal filtering F(2x2, 3x3) for float 3x3 convolutions of unit stride and
-// dilation (NHWC input, HWIO filter), on the paths with packed SGEMM kernels (AVX2, AVX-512).
+// Winograd's minimal filtering F(2x2, 3x3) for float convolutions of unit stride and dilation
+// with a 3x3 or 5x5 window (NHWC input, HWIO filter), on the paths with packed SGEMM kernels
+// (AVX2, AVX-512).
 //
 // Each 2x2 block of outputs (a tile) is computed from the 4x4 block of input under it as
 // A^T [(G g G^T) . (B^T d B)] A: 16 products per channel pair where the direct convolution takes
-// 36. Over a band of tiles, the input transform gives 16 matrices V[x] (tiles x in_depth), the
-// filter transform (once per constant filter) 16 matrices U[x] (in_depth x out_depth), and the
+// 36. Over a band of tiles, the input transform gives 16 matrices V[x] (tiles x depth), the
+// filter transform (once per constant filter) 16 matrices U[x] (depth x out_depth), and the
 // 16 GEMMs M[x] = V[x] U[x] do the work; the output transform folds M back into 2x2 outputs.
-// The transforms' coefficients are 0, +-1 and +-1/2, so the results differ from the direct sum
-// only by float rounding in a different order (ConvOpsTest.WinogradMatchesReference bounds it).
+// A 5x5 window is the 6x6 one it fits in, zero-padded, cut into four 3x3 blocks: the blocks
+// read the input shifted by 0 or 3 rows and columns, and stand side by side as four times the
+// input channels of one 3x3 convolution (64 products per channel pair and 2x2 tile, where the
+// direct sum takes 100). The transforms' coefficients are 0, +-1 and +-1/2, so the results
+// differ from the direct sum only by float rounding in a different order
+// (ConvOpsTest.WinogradMatchesReference bounds it).
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_WINOGRAD_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_WINOGRAD_H_
 
@@ -27,24 +32,28 @@ class OpKernelContext;
 
 inline constexpr int kWinogradPoints = 16;  // a 4x4 input tile
 
-// A 3x3 filter (HWIO, [3, 3, in_depth, out_depth]) transformed to its 16 matrices U[x], each
-// packed for the SGEMM kernels of one path.
+// A 3x3 or 5x5 filter (HWIO, [window, window, in_depth, out_depth]) transformed to its 16
+// matrices U[x], each packed for the SGEMM kernels of one path.
 class WinogradFilter {
  public:
-  // Null when memory runs out or `isa` has no packed SGEMM.
-  static std::unique_ptr<WinogradFilter> Make(CpuIsa isa, const float* filter, int64_t in_depth,
-                                              int64_t out_depth);
+  // Null when memory runs out, `isa` has no packed SGEMM or the window is neither 3 nor 5.
+  static std::unique_ptr<WinogradFilter> Make(CpuIsa isa, const float* filter, int64_t window,
+                                              int64_t in_depth, int64_t out_depth);
 
   CpuIsa isa() const { return isa_; }
+  int64_t window() const { return window_; }
   int64_t in_depth() const { return in_depth_; }
   int64_t out_depth() const { return out_depth_; }
+  // 3x3 blocks along each axis (1 or 2), and the GEMMs' depth: blocks^2 * in_depth.
+  int64_t blocks() const { return window_ == 3 ? 1 : 2; }
+  int64_t depth() const { return blocks() * blocks() * in_depth_; }
   const SgemmPackedB& point(int x) const { return *points_[x]; }
 
  private:
-  WinogradFilter(CpuIsa isa, int64_t in_depth, int64_t out_depth)
-      : isa_(isa), in_depth_(in_depth), out_depth_(out_depth) {}
+  WinogradFilter(CpuIsa isa, int64_t window, int64_t in_depth, int64_t out_depth)
+      : isa_(isa), window_(window), in_depth_(in_depth), out_depth_(out_depth) {}
   CpuIsa isa_;
-  int64_t in_depth_, out_depth_;
+  int64_t window_, in_depth_, out_depth_;
   std::array<std::unique_ptr<SgemmPackedB>, kWinogradPoints> points_;
 };
 
@@ -54,7 +63,8 @@ class WinogradWeights {
  public:
   // The transform of `filter` for `isa`, made by the first call; null when that failed or a call
   // passes another filter, path or shape (the caller then transforms it itself).
-  const WinogradFilter* Get(CpuIsa isa, const float* filter, int64_t in_depth, int64_t out_depth);
+  const WinogradFilter* Get(CpuIsa isa, const float* filter, int64_t window, int64_t in_depth,
+                            int64_t out_depth);
 
  private:
   std::mutex mu_;
@@ -63,8 +73,9 @@ class WinogradWeights {
   std::unique_ptr<WinogradFilter> filter_;
 };
 
-// Whether WinogradConvNhwc computes this convolution: a 3x3 window of unit stride and dilation,
-// one group, and enough channels for the transforms to cost less than the products they save.
+// Whether WinogradConvNhwc computes this convolution: a 3x3 or 5x5 window of unit stride and
+// dilation, one group, and enough channels for the transforms to cost less than the products
+// they save.
 // GRAPHRT_WINOGRAD=0 in the environment turns it off (im2col + GEMM then runs).
 bool WinogradApplies(CpuIsa isa, const Window2D& g, int64_t patch_depth, int64_t out_depth);
 
@@ -72,7 +83,7 @@ bool WinogradApplies(CpuIsa isa, const Window2D& g, int64_t patch_depth, int64_t
 // count)` runs on each band of whole output rows [first, first + count) (pixels) as soon as it is
 // written, while it is in cache (a fused layer's bias and activation).
 // REQUIRES: WinogradApplies(filter.isa(), g, g.depth, filter.out_depth()), filter.in_depth() ==
-// g.depth, and the CPU runs filter.isa().
+// g.depth, filter.window() == g.window_rows, and the CPU runs filter.isa().
 void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const WinogradFilter& filter,
                       const float* in, float* out,
                       const std::function<void(int64_t, int64_t)>& finish);
