@@ -223,6 +223,15 @@ TEST(KerasHostile, MalformedConfigsNameTheLayer) {
       {functional(layer("Flatten", "", R"([[["x", 0, 1e300, {}]]])")),
        "malformed inbound node entry"},
       {functional(layer("Flatten", "", R"({"a": 1})")), "layer 'y': inbound_nodes is not a list"},
+      // Found by the keras fuzzer: a Sequential model read the first output of a layer that
+      // gave none (here a nested model without output layers).
+      {R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
+          {"class_name": "InputLayer", "config": {"name": "x", "batch_input_shape": [null, 3]}},
+          {"class_name": "Functional", "config": {"name": "f", "layers": [
+              {"class_name": "InputLayer", "name": "i", "inbound_nodes": [],
+               "config": {"name": "i", "batch_input_shape": [null, 3]}}],
+           "input_layers": [["i", 0, 0]], "output_layers": []}}]}})",
+       "layer 'f' in "},
       {R"({"class_name": "Functional", "config": {"layers": 7}})", "are not a list"},
       // Nesting deep enough to overflow the builder's recursion.
       {StrCat(R"({"class_name": "Sequential", "config": )", std::string(100000, '['),

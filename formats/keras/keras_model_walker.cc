@@ -288,6 +288,10 @@ Status ModelWalker::BuildModel(const Json& model, const std::string& scope,
 
   if (cls == "Sequential") {
     if (layers.empty()) return InvalidArgument("Sequential model with no layers in ", file_.path);
+    if (!top && bound->empty()) {
+      return InvalidArgument("nested Sequential model '", scope, "' in ", file_.path,
+                             " is called with no inputs");
+    }
     Value current;
     size_t first = 0;
     if (Get<std::string>(layers[0], "class_name", "") == "InputLayer") {
@@ -321,6 +325,9 @@ Status ModelWalker::BuildModel(const Json& model, const std::string& scope,
       std::vector<Value> outs;
       GRT_RETURN_IF_ERROR(CallLayer(layers[i], scope, {current}, nullptr, &cursor, &outs));
       GRT_RETURN_IF_ERROR(cursor.Finish());
+      if (outs.empty()) {
+        return InvalidArgument("layer '", name, "' in ", file_.path, " gives no output");
+      }
       record(layers[i], name, outs);
       current = outs[0];
     }
