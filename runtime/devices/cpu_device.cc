@@ -1,3 +1,5 @@
+#include <exception>
+#include <mutex>
 #include <thread>
 
 #define EIGEN_USE_THREADS
@@ -32,9 +34,20 @@ class CpuDevice : public Device {
       return;
     }
     Eigen::TensorOpCost cost(0, 0, static_cast<double>(cost_per_unit));
-    eigen_device_.parallelFor(total, cost, [&fn](Eigen::Index begin, Eigen::Index end) {
-      fn(static_cast<int64_t>(begin), static_cast<int64_t>(end));
+    // An exception (a kernel's std::bad_alloc) must not leave a pool thread, where it would end
+    // the process: the first one is kept and thrown again here, on the caller's thread, where
+    // the executor turns it into the Run's Status.
+    std::mutex mu;
+    std::exception_ptr error;
+    eigen_device_.parallelFor(total, cost, [&](Eigen::Index begin, Eigen::Index end) {
+      try {
+        fn(static_cast<int64_t>(begin), static_cast<int64_t>(end));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (error == nullptr) error = std::current_exception();
+      }
     });
+    if (error != nullptr) std::rethrow_exception(error);
   }
 
  private:
