@@ -393,8 +393,8 @@ template <typename C>
 void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth, int64_t out_depth,
               const C* in, const C* filter, C* out, PackedWeights* weights,
               WinogradWeights* winograd, const ConvEpilogue* epilogue) {
+  [[maybe_unused]] const CpuIsa isa = ActiveCpuIsa();  // the float kernels' path
   if constexpr (std::is_same<C, float>::value) {
-    const CpuIsa isa = ActiveCpuIsa();
     if (WinogradApplies(isa, g, patch_depth, out_depth)) {
       std::unique_ptr<WinogradFilter> own;  // a filter that changes from Run to Run
       const WinogradFilter* transformed =
@@ -444,7 +444,7 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
   PrepackedB prepacked;
   if constexpr (std::is_same<C, float>::value) {
     if (weights != nullptr && groups == 1) {
-      prepacked.packed = weights->Get(ActiveCpuIsa(), filter, out_depth, 1, patch_len, out_depth);
+      prepacked.packed = weights->Get(isa, filter, out_depth, 1, patch_len, out_depth);
     }
   }
 
@@ -484,27 +484,28 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
     return;
   }
   if constexpr (std::is_same<C, float>::value) {
-    const CpuIsa isa = ActiveCpuIsa();
     if (groups == 1 && g.depth <= kSmallDepthMax && HasSmallDepthConv(isa, out_depth)) {
       Window2D p;
       const std::unique_ptr<ScratchBuffer<C>> copy = PadInput(ctx, g, in, &p);
       const float* src = copy != nullptr ? copy->get() : in;
+      // What every output row shares; each row sets its own input and output.
+      SmallDepthConvArgs shared;
+      shared.row_step = g.dilation_rows * p.in_cols * g.depth;
+      shared.tap_step = g.dilation_cols * g.depth;
+      shared.pixel_step = g.stride_cols * g.depth;
+      shared.window_rows = g.window_rows;
+      shared.window_cols = g.window_cols;
+      shared.depth = g.depth;
+      shared.filter = filter;
+      shared.out_depth = out_depth;
+      shared.pixels = g.out_cols;
       ctx->ParallelFor(g.batch * g.out_rows, g.out_cols * patch_len * out_depth * 2,
                        [&](int64_t first, int64_t last) {
+                         SmallDepthConvArgs args = shared;
                          for (int64_t r = first; r < last; ++r) {
                            const int64_t n = r / g.out_rows, oh = r % g.out_rows;
-                           SmallDepthConvArgs args;
                            args.in =
-                               src + ((n * p.in_rows + oh * g.stride_rows) * p.in_cols) * g.depth;
-                           args.row_step = g.dilation_rows * p.in_cols * g.depth;
-                           args.tap_step = g.dilation_cols * g.depth;
-                           args.pixel_step = g.stride_cols * g.depth;
-                           args.window_rows = g.window_rows;
-                           args.window_cols = g.window_cols;
-                           args.depth = g.depth;
-                           args.filter = filter;
-                           args.out_depth = out_depth;
-                           args.pixels = g.out_cols;
+                               src + (n * p.in_rows + oh * g.stride_rows) * p.in_cols * g.depth;
                            args.out = out + r * g.out_cols * out_depth;
                            SmallDepthConvRow(isa, args);
                            if (epilogue != nullptr)
