@@ -246,6 +246,112 @@ TEST(GraphOptimizer, RemappingFusesMatMulAndDepthwiseAndSwish) {
   EXPECT_EQ(DecisionOf(c.on.report, "out").op, "_FusedDepthwiseConv2dNative");
 }
 
+// A 1x1 convolution whose only reader is a depthwise one, each with its bias and activation
+// (MobileNetV2's and EfficientNet's inverted residual blocks): one _GraphrtFusedExpandDepthwise
+// that names all six nodes, with the two convolutions' values. Expansions of over 1 MiB are
+// computed in bands of rows on each thread (their first case here on 1 to 3 threads); the
+// smaller ones whole. The cases cover stride 2 after a folded Pad, 5x5 and dilated windows,
+// channels that are not whole vectors, batch 2, and swish (applied after the product, not in its
+// tiles).
+TEST(GraphOptimizer, RemappingFusesExpansionIntoDepthwise) {
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
+  struct Case {
+    std::vector<int64_t> x;  // NHWC
+    int64_t expanded, window, stride, dilation;
+    bool pad;  // a Pad (1 before, 1 after) and VALID, else SAME
+    bool swish;
+  };
+  const Case cases[] = {
+      {{1, 64, 64, 8}, 96, 3, 1, 1, false, false},   // bands of 10 rows
+      {{1, 66, 66, 8}, 96, 3, 2, 1, true, false},    // bands, stride 2, explicit padding
+      {{1, 48, 72, 12}, 80, 5, 1, 1, false, false},  // bands, 5x5
+      {{1, 48, 48, 8}, 128, 3, 1, 2, false, false},  // bands, dilation 2
+      {{2, 64, 70, 6}, 36, 3, 1, 1, false, true},    // bands, 36 channels, swish, batch 2
+      {{1, 9, 7, 3}, 20, 3, 1, 1, false, false},     // whole
+      {{2, 15, 13, 5}, 24, 3, 2, 1, true, true},     // whole, stride 2, batch 2
+  };
+  int run = 0;
+  for (const Case& k : cases) {
+    SCOPED_TRACE(StrCat("case ", run));
+    const int64_t in = k.x[3], e = k.expanded;
+    const std::string act = k.swish ? "" : "Relu6";
+    std::string graph =
+        Placeholder("x", k.x) + FloatConst("we", {1, 1, in, e}, Random(in * e, 60 + run)) +
+        FloatConst("be", {e}, Random(e, 70 + run)) +
+        FloatConst("wd", {k.window, k.window, e, 1}, Random(k.window * k.window * e, 80 + run)) +
+        FloatConst("bd", {e}, Random(e, 90 + run)) +
+        Op("expand", "Conv2D", {"x", "we"}, kConvAttrs) +
+        Op("expand_bias", "BiasAdd", {"expand", "be"});
+    std::string expanded = "expand_bias";
+    if (k.swish) {
+      graph += Op("expand_sig", "Sigmoid", {"expand_bias"}) +
+               Op("expand_act", "Mul", {"expand_bias", "expand_sig"});
+    } else {
+      graph += Op("expand_act", "Relu6", {"expand_bias"});
+    }
+    expanded = "expand_act";
+    const std::string dw_attrs =
+        StrCat("attr { key: 'strides' value { list { i: 1 i: ", k.stride, " i: ", k.stride,
+               " i: 1 } } } attr { key: 'dilations' value { list { i: 1 i: ", k.dilation,
+               " i: ", k.dilation, " i: 1 } } } attr { key: 'padding' value { s: '",
+               k.pad ? "VALID" : "SAME", "' } }");
+    if (k.pad) {
+      graph +=
+          "node { name: 'paddings' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
+          "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } "
+          "dim { size: 2 } } int_val: 0 int_val: 0 int_val: 1 int_val: 1 int_val: 1 int_val: 1 "
+          "int_val: 0 int_val: 0 } } } }\n"
+          "node { name: 'pad' op: 'Pad' input: 'expand_act' input: 'paddings' "
+          "attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'Tpaddings' value { type: "
+          "DT_INT32 } } }\n";
+      expanded = "pad";
+    }
+    graph += Op("dw", "DepthwiseConv2dNative", {expanded, "wd"}, dw_attrs) +
+             Op("dw_bias", "BiasAdd", {"dw", "bd"});
+    if (k.swish) {
+      graph += Op("sig", "Sigmoid", {"dw_bias"}) + Op("out", "Mul", {"dw_bias", "sig"});
+    } else {
+      graph += Op("out", "Relu6", {"dw_bias"});
+    }
+    const Tensor x = RandomTensor(k.x, 100 + run);
+    SessionConfig off;
+    off.rewrite_options.remapping = false;
+    const RunResult plain = RunGraph(graph, {{"x", x}}, {"out"}, off);
+    ASSERT_EQ(plain.outputs.size(), 1u);
+    for (int threads = 1; threads <= (run == 0 ? 3 : 1); ++threads) {
+      SCOPED_TRACE(StrCat(threads, " threads"));
+      SessionConfig on;
+      on.intra_op_parallelism_threads = threads;
+      const RunResult fused = RunGraph(graph, {{"x", x}}, {"out"}, on);
+      ASSERT_EQ(fused.outputs.size(), 1u);
+      ExpectNear(fused.outputs[0], plain.outputs[0], 1e-5f);
+      const PlacementDecision d = DecisionOf(fused.report, "out");
+      EXPECT_EQ(d.op, "_GraphrtFusedExpandDepthwise");
+      const std::string replaced =
+          k.swish ? "expand (Conv2D), expand_bias (BiasAdd), expand_sig (Sigmoid), expand_act "
+                    "(Mul), dw (DepthwiseConv2dNative), dw_bias (BiasAdd), sig (Sigmoid), out (Mul)"
+                  : "expand (Conv2D), expand_bias (BiasAdd), expand_act (Relu6), dw "
+                    "(DepthwiseConv2dNative), dw_bias (BiasAdd), out (Relu6)";
+      EXPECT_TRUE(Contains(d.reason, replaced)) << d.reason;
+    }
+    ++run;
+  }
+  EXPECT_EQ(run, 7);
+
+  // The expansion read by a second node, or fetched itself, stays a node of its own.
+  const std::string graph =
+      Placeholder("x", {1, 6, 6, 4}) + FloatConst("we", {1, 1, 4, 8}, Random(32, 50)) +
+      FloatConst("be", {8}, Random(8, 51)) + FloatConst("wd", {3, 3, 8, 1}, Random(72, 52)) +
+      FloatConst("bd", {8}, Random(8, 53)) + Op("expand", "Conv2D", {"x", "we"}, kConvAttrs) +
+      Op("expand_bias", "BiasAdd", {"expand", "be"}) + Op("expand_act", "Relu6", {"expand_bias"}) +
+      Op("dw", "DepthwiseConv2dNative", {"expand_act", "wd"}, kConvAttrs) +
+      Op("dw_bias", "BiasAdd", {"dw", "bd"}) + Op("out", "Relu6", {"dw_bias"});
+  const RunResult fetched = RunGraph(graph, {{"x", RandomTensor({1, 6, 6, 4}, 54)}},
+                                     {"out", "expand_act"}, SessionConfig());
+  EXPECT_EQ(DecisionOf(fetched.report, "out").op, "_FusedDepthwiseConv2dNative");
+  EXPECT_EQ(DecisionOf(fetched.report, "expand_act").op, "_FusedConv2D");
+}
+
 // Keras's swish in a frozen graph (tf-keras 2.15): x * sigmoid(beta * x) with a Const beta of 1,
 // and tf.custom_gradient's IdentityN(result, x, beta) after it. Pruning removes the IdentityN,
 // and the swish then fuses into the convolution.

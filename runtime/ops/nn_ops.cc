@@ -101,9 +101,9 @@ Status BatchMatMulShape(InferenceContext* c) {
 }
 
 // Conv2D (depthwise = false) and DepthwiseConv2dNative.
-Status ConvShape(InferenceContext* c, bool depthwise) {
+Status ConvShape(InferenceContext* c, bool depthwise, int filter_input = 1) {
   const PartialTensorShape& in = c->input(0);
-  const PartialTensorShape& filter = c->input(1);
+  const PartialTensorShape& filter = c->input(filter_input);
   if (in.unknown_rank()) {
     c->set_output(0, PartialTensorShape());
     return Status::OK();
@@ -370,6 +370,29 @@ void RegisterNnOps(OpRegistry* r) {
                   .Attr("epsilon: float = 0.0001")
                   .Attr("leakyrelu_alpha: float = 0.2")
                   .SetShapeFn([](InferenceContext* c) { return ConvShape(c, true); }));
+  // graphrt's remapper: a 1x1 _FusedConv2D (expand_*: its filter, bias and epilogue) whose only
+  // reader is a _FusedDepthwiseConv2dNative with multiplier 1, as one node that never makes the
+  // expanded tensor whole (kernels/cpu/conv_ops.cc). Neither epilogue has a residual Add.
+  r->Register(OpDefBuilder("_GraphrtFusedExpandDepthwise")
+                  .Input("input: T")
+                  .Input("expand_filter: T")
+                  .Input("expand_bias: T")
+                  .Input("filter: T")
+                  .Input("bias: T")
+                  .Output("output: T")
+                  .Attr("T: {float}")
+                  .Attr("expand_num_args: int = 1")
+                  .Attr("expand_fused_ops: list(string) = []")
+                  .Attr("expand_leakyrelu_alpha: float = 0.2")
+                  .Attr("num_args: int = 1")
+                  .Attr("fused_ops: list(string) = []")
+                  .Attr("leakyrelu_alpha: float = 0.2")
+                  .Attr("strides: list(int)")
+                  .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+                  .Attr("explicit_paddings: list(int) = []")
+                  .Attr("data_format: {'NHWC'} = 'NHWC'")
+                  .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                  .SetShapeFn([](InferenceContext* c) { return ConvShape(c, true, 3); }));
   r->Register(OpDefBuilder("_FusedMatMul")
                   .Input("a: T")
                   .Input("b: T")

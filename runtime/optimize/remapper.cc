@@ -9,10 +9,16 @@
 // fused_ops attr, named after the last node it replaces (so a fetch of the pattern's result
 // still names it).
 //
+// Then a 1x1 _FusedConv2D whose only reader is a _FusedDepthwiseConv2dNative with multiplier 1
+// (neither with a residual) becomes one _GraphrtFusedExpandDepthwise, named after the depthwise
+// node (README.md).
+//
 // A pattern is fused only when every intermediate tensor has exactly one reader (not fetched,
 // no control edges), every node runs on one device, and that device has a kernel for the fused
 // node (graphrt's are float NHWC on the CPU).
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "runtime/core/attr_util.h"
 #include "runtime/core/str_util.h"
@@ -356,6 +362,139 @@ Status FoldPadIntoConv(OptimizerContext* ctx, Node* conv, std::vector<RewriteRec
   return Status::OK();
 }
 
+// Whether `node` (a fused convolution) is float NHWC with a bias, at most an activation after it
+// (no residual Add) and a Const filter, which *filter receives.
+bool PlainFusedConv(const Node* node, Tensor* filter) {
+  DataType t = ::tensorflow::DT_INVALID;
+  std::string format = "NHWC";
+  int64_t num_args = 0;
+  std::vector<std::string> fused_ops;
+  return GetNodeAttr(node->def(), "T", &t).ok() && t == ::tensorflow::DT_FLOAT &&
+         GetNodeAttrOr(node->def(), "data_format", &format).ok() && format == "NHWC" &&
+         GetNodeAttr(node->def(), "num_args", &num_args).ok() && num_args == 1 &&
+         GetNodeAttr(node->def(), "fused_ops", &fused_ops).ok() && !fused_ops.empty() &&
+         fused_ops.size() <= 2 && fused_ops[0] == "BiasAdd" && fused_ops.back() != "Add" &&
+         IsConst(InputNode(node, 1), filter) && filter->dims() == 4;
+}
+
+// A 1x1 _FusedConv2D of unit strides and no padding whose only reader is a
+// _FusedDepthwiseConv2dNative with multiplier 1 (`dw`), both without a residual: one
+// _GraphrtFusedExpandDepthwise, named after the depthwise node, that never makes the expanded
+// tensor whole.
+Status FuseExpandDepthwise(OptimizerContext* ctx, Node* dw, std::vector<RewriteRecord>* records) {
+  Tensor dw_filter, expand_filter;
+  if (dw->op() != "_FusedDepthwiseConv2dNative" || !PlainFusedConv(dw, &dw_filter) ||
+      dw_filter.dim_size(3) != 1) {
+    return Status::OK();
+  }
+  const Edge* in = dw->input_edge(0);
+  if (in == nullptr || in->src_output != 0 || in->src->op() != "_FusedConv2D") return Status::OK();
+  Node* expand = in->src;
+  Device* device = DeviceOf(*ctx, dw);
+  if (!PlainFusedConv(expand, &expand_filter) || expand_filter.dim_size(0) != 1 ||
+      expand_filter.dim_size(1) != 1 || expand_filter.dim_size(3) != dw_filter.dim_size(2) ||
+      SoleConsumer(expand) != dw || IsFetched(expand) || HasControlOutEdges(expand) ||
+      DeviceOf(*ctx, expand) != device || device == nullptr) {
+    return Status::OK();
+  }
+  std::vector<int64_t> strides, dilations = {1, 1, 1, 1}, paddings;
+  std::string padding;
+  if (!GetNodeAttr(expand->def(), "strides", &strides).ok() ||
+      !GetNodeAttrOr(expand->def(), "dilations", &dilations).ok() ||
+      !GetNodeAttr(expand->def(), "padding", &padding).ok() ||
+      !GetNodeAttrOr(expand->def(), "explicit_paddings", &paddings).ok()) {
+    return Status::OK();
+  }
+  for (const std::vector<int64_t>* ones : {&strides, &dilations}) {
+    if (ones->size() != 4 ||
+        std::any_of(ones->begin(), ones->end(), [](int64_t v) { return v != 1; })) {
+      return Status::OK();
+    }
+  }
+  if (std::any_of(paddings.begin(), paddings.end(), [](int64_t v) { return v != 0; })) {
+    return Status::OK();
+  }
+
+  ::tensorflow::NodeDef def;
+  def.set_name(dw->name());
+  def.set_op("_GraphrtFusedExpandDepthwise");
+  def.set_device(dw->def().device());
+  for (const char* attr : {"T", "strides", "padding", "explicit_paddings", "data_format",
+                           "dilations", "fused_ops", "num_args", "leakyrelu_alpha"}) {
+    if (const ::tensorflow::AttrValue* v = FindAttr(dw->def(), attr)) {
+      (*def.mutable_attr())[attr] = *v;
+    }
+  }
+  for (const char* attr : {"fused_ops", "num_args", "leakyrelu_alpha"}) {
+    if (const ::tensorflow::AttrValue* v = FindAttr(expand->def(), attr)) {
+      (*def.mutable_attr())[std::string("expand_") + attr] = *v;
+    }
+  }
+  if (!KernelRegistry::Global()->Supports(device->device_type(), def)) return Status::OK();
+  // The fused node lists what it stands for: what each fused convolution replaced.
+  ::tensorflow::AttrValue replaced_attr;
+  RewriteRecord record{"remapping", dw->name(), def.op(), {}, {}};
+  for (Node* n : {expand, dw}) {
+    // The nodes the fused convolution replaced (its record), else the convolution itself.
+    auto made = std::find_if(records->rbegin(), records->rend(), [&](const RewriteRecord& r) {
+      return r.node == n->name() && r.op == n->op();
+    });
+    if (made != records->rend()) {
+      record.replaced.insert(record.replaced.end(), made->replaced.begin(), made->replaced.end());
+      record.replaced_ops.insert(record.replaced_ops.end(), made->replaced_ops.begin(),
+                                 made->replaced_ops.end());
+    } else {
+      record.replaced.push_back(n->name());
+      record.replaced_ops.push_back(n->op());
+    }
+    if (const ::tensorflow::AttrValue* before = FindAttr(n->def(), kReplacedAttr)) {
+      for (const std::string& r : before->list().s()) replaced_attr.mutable_list()->add_s(r);
+    } else {
+      replaced_attr.mutable_list()->add_s(Describe(n));
+    }
+  }
+  (*def.mutable_attr())[kReplacedAttr] = replaced_attr;
+
+  // Inputs: the expansion's input, filter and bias, then the depthwise filter and bias.
+  struct Source {
+    Node* node;
+    int output;
+  };
+  std::vector<Source> sources;
+  for (auto [node, input] :
+       {std::pair<Node*, int>{expand, 0}, {expand, 1}, {expand, 2}, {dw, 1}, {dw, 2}}) {
+    const Edge* e = node->input_edge(input);
+    if (e == nullptr) return Status::OK();
+    sources.push_back({e->src, e->src_output});
+  }
+  std::vector<Node*> controls_in, controls_out;
+  std::vector<std::pair<Node*, int>> readers;
+  for (Node* n : {expand, dw}) {
+    for (const Edge* e : n->in_edges()) {
+      if (e->IsControl()) controls_in.push_back(e->src);
+    }
+  }
+  for (const Edge* e : dw->out_edges()) {
+    if (e->IsControl()) {
+      controls_out.push_back(e->dst);
+    } else {
+      readers.push_back({e->dst, e->dst_input});
+    }
+  }
+  Graph* graph = ctx->graph;
+  graph->RemoveNode(dw);
+  graph->RemoveNode(expand);
+  GRT_ASSIGN_OR_RETURN(Node * fused, AddNodeOnDevice(ctx, std::move(def), device));
+  for (size_t i = 0; i < sources.size(); ++i) {
+    graph->AddEdge(sources[i].node, sources[i].output, fused, static_cast<int>(i));
+  }
+  for (Node* c : controls_in) graph->AddControlEdge(c, fused);
+  for (Node* c : controls_out) graph->AddControlEdge(fused, c);
+  for (const auto& [dst, slot] : readers) graph->AddEdge(fused, 0, dst, slot);
+  records->push_back(std::move(record));
+  return Status::OK();
+}
+
 }  // namespace
 
 Status Remap(OptimizerContext* ctx, std::vector<RewriteRecord>* records) {
@@ -380,6 +519,15 @@ Status Remap(OptimizerContext* ctx, std::vector<RewriteRecord>* records) {
     MatchResidualAdd(*ctx, shapes, &p);
     MatchActivation(*ctx, &p);
     GRT_RETURN_IF_ERROR(Fuse(ctx, root, p, &shapes, records));
+  }
+  // Then the fused convolutions in pairs.
+  std::vector<int> fused_ids;
+  for (Node* n : TopologicalOrder(*ctx->graph)) {
+    if (n->op() == "_FusedDepthwiseConv2dNative") fused_ids.push_back(n->id());
+  }
+  for (int id : fused_ids) {
+    Node* dw = ctx->graph->node(id);
+    if (dw != nullptr) GRT_RETURN_IF_ERROR(FuseExpandDepthwise(ctx, dw, records));
   }
   return Status::OK();
 }

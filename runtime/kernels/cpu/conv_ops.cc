@@ -704,98 +704,184 @@ void AccumulateTapPixels(const C* const* srcs, const C* const* weights, int64_t 
   }
 }
 
+// out[p * depth + c] = sum over taps t of srcs[t][p * step + c] * weights[t][c] for p in [0,
+// pixels): tap_sum.h's TapSumPixels where `isa` has it (float), else the portable loop.
+template <typename C>
+void TapPixels(CpuIsa isa, const C* const* srcs, const C* const* weights, int64_t taps,
+               int64_t pixels, int64_t depth, int64_t step, C* out) {
+  if constexpr (std::is_same<C, float>::value) {
+    if (HasTapSum(isa)) {
+      TapSumPixels(isa, srcs, weights, taps, pixels, depth, step, out);
+      return;
+    }
+  }
+  AccumulateTapPixels<C>(srcs, weights, taps, pixels, depth, step, out);
+}
+
+// A depthwise convolution with multiplier 1, row by row, reading the input in place: for every
+// output column whose window lies inside the image, a tap reads the input pixel `stride` pixels
+// after the one the previous column's read (TapSumPixels / AccumulateTapPixels, or TapRows for
+// unit column stride and dilation and a window 3 or 5 wide, which keeps a window row's weights
+// in registers and loads each input vector once); the few columns at the edges, whose windows
+// hang over the padding, are done pixel by pixel.
+template <typename C>
+class DirectDepthwise {
+ public:
+  DirectDepthwise(const Window2D& g, const C* filter) : g_(g), filter_(filter) {
+    isa_ = ActiveCpuIsa();
+    window_rows_kernel_ = std::is_same<C, float>::value && HasTapSum(isa_) && g.stride_cols == 1 &&
+                          g.dilation_cols == 1 && TapRowsApplies(g.window_cols, g.depth);
+    const int64_t reach = (g.window_cols - 1) * g.dilation_cols;
+    inner0_ = std::min(g.out_cols, (g.pad_left + g.stride_cols - 1) / g.stride_cols);
+    const int64_t last_start = g.in_cols - 1 - reach + g.pad_left;  // padded column
+    inner1_ = last_start < 0
+                  ? inner0_
+                  : std::max(inner0_, std::min(g.out_cols, last_start / g.stride_cols + 1));
+  }
+
+  int64_t taps() const { return g_.window_rows * g_.window_cols; }
+
+  // Output row oh of image n into out_row ([out_cols, depth]); input_row(n, ih) points at input
+  // row ih of image n ([in_cols, depth]). srcs and weights have room for taps() pointers.
+  template <typename InputRow>
+  void Row(int64_t n, int64_t oh, const InputRow& input_row, const C** srcs, const C** weights,
+           C* out_row) const {
+    const Window2D& g = g_;
+    const int64_t stride = g.stride_cols;
+    int64_t used = 0;
+    for (int64_t kh = 0; kh < g.window_rows; ++kh) {
+      const int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
+      if (ih < 0 || ih >= g.in_rows) continue;
+      const C* row = input_row(n, ih);
+      for (int64_t kw = 0; kw < g.window_cols; ++kw) {
+        const int64_t offset = kw * g.dilation_cols;  // padded column read by output 0
+        srcs[used] = row + (inner0_ * stride - g.pad_left + offset) * g.depth;
+        weights[used] = filter_ + (kh * g.window_cols + kw) * g.depth;
+        ++used;
+      }
+    }
+    if (window_rows_kernel_) {
+      // srcs holds each window row's taps in order: its first one, and their weights, stand for
+      // the row.
+      int64_t rows = 0;
+      for (int64_t t = 0; t < used; t += g.window_cols) {
+        srcs[rows] = srcs[t];
+        weights[rows] = weights[t];
+        ++rows;
+      }
+      if constexpr (std::is_same<C, float>::value) {
+        TapRows(isa_, srcs, weights, rows, static_cast<int>(g.window_cols), inner1_ - inner0_,
+                g.depth, out_row + inner0_ * g.depth);
+      }
+    } else {
+      TapPixels<C>(isa_, srcs, weights, used, inner1_ - inner0_, g.depth, stride * g.depth,
+                   out_row + inner0_ * g.depth);
+    }
+    // The edge columns: one pixel each, over the taps inside the image.
+    for (int64_t ow = 0; ow < g.out_cols; ++ow) {
+      if (ow == inner0_) ow = inner1_;
+      if (ow >= g.out_cols) break;
+      int64_t inside = 0;
+      for (int64_t kh = 0; kh < g.window_rows; ++kh) {
+        const int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
+        if (ih < 0 || ih >= g.in_rows) continue;
+        const C* row = input_row(n, ih);
+        for (int64_t kw = 0; kw < g.window_cols; ++kw) {
+          const int64_t iw = ow * stride - g.pad_left + kw * g.dilation_cols;
+          if (iw < 0 || iw >= g.in_cols) continue;
+          srcs[inside] = row + iw * g.depth;
+          weights[inside] = filter_ + (kh * g.window_cols + kw) * g.depth;
+          ++inside;
+        }
+      }
+      TapPixels<C>(isa_, srcs, weights, inside, 1, g.depth, 0, out_row + ow * g.depth);
+    }
+  }
+
+ private:
+  Window2D g_;
+  const C* filter_;
+  CpuIsa isa_;
+  bool window_rows_kernel_ = false;
+  int64_t inner0_ = 0, inner1_ = 0;  // output columns whose whole window lies inside the image
+};
+
 // out[N, OH, OW, depth * multiplier] in compute type C; output channel c * multiplier + m reads
 // input channel c. `epilogue`, when given (float only), runs over each output row as soon as it
 // is computed, while it is still in cache.
 //
 // Each output row is a sum over filter taps of elementwise products of input values and the
-// tap's weights. With multiplier 1 the input is read in place: for every output column whose
-// window lies inside the image, a tap reads the input pixel `stride` pixels after the one the
-// previous column's read (TapSumPixels / AccumulateTapPixels), and the few columns at the edges,
-// whose windows hang over the padding, are done pixel by pixel. With a multiplier, the input is
-// first rearranged so that each channel is repeated `multiplier` times, columns padded with
-// zeros and split by phase modulo the column stride ([N, H, stride, ceil(padded_cols / stride),
-// out_depth]), and every output row is one contiguous run per tap (TapSum / AccumulateTaps, the
-// weights tiled to a period that is a multiple of both out_depth and the kernel's chunk).
+// tap's weights. With multiplier 1 the input is read in place (DirectDepthwise). With a
+// multiplier, the input is first rearranged so that each channel is repeated `multiplier` times,
+// columns padded with zeros and split by phase modulo the column stride ([N, H, stride,
+// ceil(padded_cols / stride), out_depth]), and every output row is one contiguous run per tap
+// (TapSum / AccumulateTaps, the weights tiled to a period that is a multiple of both out_depth
+// and the kernel's chunk).
 template <typename C>
 void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t multiplier,
                        const C* in, const C* filter, C* out, const RowsEpilogue* epilogue) {
   const int64_t out_depth = g.depth * multiplier;
   const int64_t row_len = g.out_cols * out_depth;
   const int64_t taps = g.window_rows * g.window_cols;
-  const int64_t stride = g.stride_cols;
-  const bool direct = multiplier == 1;
+  auto finish_row = [&](int64_t row, C* out_row) {
+    if constexpr (std::is_same<C, float>::value) {
+      if (epilogue != nullptr) (*epilogue)(row * g.out_cols, g.out_cols, out_row);
+    }
+  };
+  if (multiplier == 1) {
+    const DirectDepthwise<C> direct(g, filter);
+    auto input_row = [&](int64_t n, int64_t ih) {
+      return in + (n * g.in_rows + ih) * g.in_cols * g.depth;
+    };
+    ctx->ParallelFor(g.batch * g.out_rows, row_len * taps, [&](int64_t first, int64_t last) {
+      std::vector<const C*> srcs(taps), weights(taps);
+      for (int64_t row = first; row < last; ++row) {
+        C* out_row = out + row * row_len;
+        direct.Row(row / g.out_rows, row % g.out_rows, input_row, srcs.data(), weights.data(),
+                   out_row);
+        finish_row(row, out_row);
+      }
+    });
+    return;
+  }
 
-  // The rearranged input, unless `direct`.
+  // The rearranged input.
+  const int64_t stride = g.stride_cols;
   const int64_t padded_cols =
       std::max(g.pad_left + g.in_cols,
                (g.out_cols - 1) * stride + (g.window_cols - 1) * g.dilation_cols + 1);
   const int64_t phase_len = (padded_cols + stride - 1) / stride * out_depth;
-  std::unique_ptr<ScratchBuffer<C>> arranged;
-  if (!direct) {
-    const int64_t rows = g.batch * g.in_rows;
-    arranged = std::make_unique<ScratchBuffer<C>>(rows * stride * phase_len);
-    ctx->ParallelFor(rows, stride * phase_len, [&](int64_t first, int64_t last) {
-      for (int64_t r = first; r < last; ++r) {
-        C* dst = arranged->get() + r * stride * phase_len;
-        std::fill(dst, dst + stride * phase_len, C(0));
-        const C* src_row = in + r * g.in_cols * g.depth;
-        for (int64_t iw = 0; iw < g.in_cols; ++iw) {
-          const int64_t col = iw + g.pad_left;
-          C* d = dst + (col % stride) * phase_len + (col / stride) * out_depth;
-          const C* pixel = src_row + iw * g.depth;
-          for (int64_t ch = 0; ch < g.depth; ++ch) {
-            std::fill(d + ch * multiplier, d + (ch + 1) * multiplier, pixel[ch]);
-          }
+  const int64_t in_row_count = g.batch * g.in_rows;
+  ScratchBuffer<C> arranged(in_row_count * stride * phase_len);
+  ctx->ParallelFor(in_row_count, stride * phase_len, [&](int64_t first, int64_t last) {
+    for (int64_t r = first; r < last; ++r) {
+      C* dst = arranged.get() + r * stride * phase_len;
+      std::fill(dst, dst + stride * phase_len, C(0));
+      const C* src_row = in + r * g.in_cols * g.depth;
+      for (int64_t iw = 0; iw < g.in_cols; ++iw) {
+        const int64_t col = iw + g.pad_left;
+        C* d = dst + (col % stride) * phase_len + (col / stride) * out_depth;
+        const C* pixel = src_row + iw * g.depth;
+        for (int64_t ch = 0; ch < g.depth; ++ch) {
+          std::fill(d + ch * multiplier, d + (ch + 1) * multiplier, pixel[ch]);
         }
       }
-    });
-  }
+    }
+  });
 
-  // The AVX2 / AVX-512 loops for float (tap_sum.h), or their portable forms.
+  // The AVX2 / AVX-512 loop for float (tap_sum.h), or its portable form.
   const CpuIsa isa = ActiveCpuIsa();
   const bool vector_taps = std::is_same<C, float>::value && HasTapSum(isa);
-  auto accumulate = [&](const C* const* srcs, const C* const* weights, int64_t used, int64_t len,
-                        int64_t period, C* out_row) {
-    if constexpr (std::is_same<C, float>::value) {
-      if (vector_taps) {
-        TapSum(isa, srcs, weights, used, len, period, out_row);
-        return;
-      }
-    }
-    AccumulateTaps<C>(srcs, weights, used, len, period, out_row);
-  };
-  auto accumulate_pixels = [&](const C* const* srcs, const C* const* weights, int64_t used,
-                               int64_t pixels, int64_t step, C* out_row) {
-    if constexpr (std::is_same<C, float>::value) {
-      if (vector_taps) {
-        TapSumPixels(isa, srcs, weights, used, pixels, out_depth, step, out_row);
-        return;
-      }
-    }
-    AccumulateTapPixels<C>(srcs, weights, used, pixels, out_depth, step, out_row);
-  };
-
-  // Unless `direct`, tiled[tap][i] = filter[tap][i % out_depth] for i in [0, period).
+  // tiled[tap][i] = filter[tap][i % out_depth] for i in [0, period).
   const int64_t period_unit = vector_taps ? kTapSumPeriodUnit : kTapChunk<C>;
   int64_t period = period_unit;
   while (period % out_depth != 0) period += period_unit;
-  std::unique_ptr<C[]> tiled(new C[direct ? 0 : taps * period]);
-  for (int64_t t = 0; t < (direct ? 0 : taps); ++t) {
+  std::unique_ptr<C[]> tiled(new C[taps * period]);
+  for (int64_t t = 0; t < taps; ++t) {
     for (int64_t i = 0; i < period; ++i) {
       tiled[t * period + i] = filter[t * out_depth + i % out_depth];
     }
   }
-  // With `direct`, unit column stride and dilation and a window 3 or 5 wide: TapRows, which keeps
-  // a window row's weights in registers and loads each input vector once.
-  const bool window_rows_kernel = direct && vector_taps && stride == 1 && g.dilation_cols == 1 &&
-                                  TapRowsApplies(g.window_cols, g.depth);
-  // With `direct`, the output columns whose whole window lies inside the image: [inner0, inner1).
-  const int64_t reach = (g.window_cols - 1) * g.dilation_cols;
-  const int64_t inner0 = std::min(g.out_cols, (g.pad_left + stride - 1) / stride);
-  const int64_t last_start = g.in_cols - 1 - reach + g.pad_left;  // padded column
-  const int64_t inner1 =
-      last_start < 0 ? inner0 : std::max(inner0, std::min(g.out_cols, last_start / stride + 1));
 
   ctx->ParallelFor(g.batch * g.out_rows, row_len * taps, [&](int64_t first, int64_t last) {
     std::vector<const C*> srcs(taps), weights(taps);
@@ -808,60 +894,21 @@ void DepthwiseConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t mu
         if (ih < 0 || ih >= g.in_rows) continue;
         for (int64_t kw = 0; kw < g.window_cols; ++kw) {
           const int64_t offset = kw * g.dilation_cols;  // padded column read by output 0
-          if (direct) {
-            srcs[used] =
-                in + ((n * g.in_rows + ih) * g.in_cols + inner0 * stride - g.pad_left + offset) *
-                         g.depth;
-          } else {
-            srcs[used] = arranged->get() + (n * g.in_rows + ih) * stride * phase_len +
-                         (offset % stride) * phase_len + (offset / stride) * out_depth;
-          }
-          weights[used] = direct ? filter + (kh * g.window_cols + kw) * out_depth
-                                 : tiled.get() + (kh * g.window_cols + kw) * period;
+          srcs[used] = arranged.get() + (n * g.in_rows + ih) * stride * phase_len +
+                       (offset % stride) * phase_len + (offset / stride) * out_depth;
+          weights[used] = tiled.get() + (kh * g.window_cols + kw) * period;
           ++used;
         }
       }
-      if (!direct) {
-        accumulate(srcs.data(), weights.data(), used, row_len, period, out_row);
-      } else if (window_rows_kernel) {
-        // srcs holds each window row's taps in order: its first one, and their weights, stand for
-        // the row.
-        int64_t rows = 0;
-        for (int64_t t = 0; t < used; t += g.window_cols) {
-          srcs[rows] = srcs[t];
-          weights[rows] = weights[t];
-          ++rows;
-        }
-        if constexpr (std::is_same<C, float>::value) {
-          TapRows(isa, srcs.data(), weights.data(), rows, static_cast<int>(g.window_cols),
-                  inner1 - inner0, g.depth, out_row + inner0 * out_depth);
-        }
-      } else {
-        accumulate_pixels(srcs.data(), weights.data(), used, inner1 - inner0, stride * g.depth,
-                          out_row + inner0 * out_depth);
-      }
-      // With `direct`, the edge columns, whose windows hang over the padding: one pixel each, over
-      // the taps inside the image.
-      for (int64_t ow = 0; direct && ow < g.out_cols; ++ow) {
-        if (ow == inner0) ow = inner1;
-        if (ow >= g.out_cols) break;
-        int64_t inside = 0;
-        for (int64_t kh = 0; kh < g.window_rows; ++kh) {
-          const int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
-          if (ih < 0 || ih >= g.in_rows) continue;
-          for (int64_t kw = 0; kw < g.window_cols; ++kw) {
-            const int64_t iw = ow * stride - g.pad_left + kw * g.dilation_cols;
-            if (iw < 0 || iw >= g.in_cols) continue;
-            srcs[inside] = in + ((n * g.in_rows + ih) * g.in_cols + iw) * g.depth;
-            weights[inside] = filter + (kh * g.window_cols + kw) * out_depth;
-            ++inside;
-          }
-        }
-        accumulate_pixels(srcs.data(), weights.data(), inside, 1, 0, out_row + ow * out_depth);
-      }
+      bool done = false;
       if constexpr (std::is_same<C, float>::value) {
-        if (epilogue != nullptr) (*epilogue)(row * g.out_cols, g.out_cols, out_row);
+        if (vector_taps) {
+          TapSum(isa, srcs.data(), weights.data(), used, row_len, period, out_row);
+          done = true;
+        }
       }
+      if (!done) AccumulateTaps<C>(srcs.data(), weights.data(), used, row_len, period, out_row);
+      finish_row(row, out_row);
     }
   });
 }
@@ -956,6 +1003,175 @@ class FusedConvOp : public Conv {
   FusedEpilogue epilogue_;
 };
 
+// _GraphrtFusedExpandDepthwise (the remapper's, float NHWC): a 1x1 convolution with its bias
+// and activation ("expansion"), then a depthwise convolution with multiplier 1 and its bias and
+// activation, as MobileNetV2's and EfficientNet's inverted residual blocks have them. The
+// expanded tensor, the largest of such a block, is never made whole: each thread computes the
+// rows of it that its output rows read, a band at a time, into a buffer that stays in L2, and
+// the depthwise convolution reads them there. A band keeps the rows the next one shares with it,
+// so every expanded row is computed once per thread, by the same products as the 1x1
+// convolution's: the results are the two nodes' bit for bit.
+class FusedExpandDepthwiseOp : public OpKernel {
+ public:
+  enum Input { kImage, kExpandFilter, kExpandBias, kFilter, kBias };
+
+  explicit FusedExpandDepthwiseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    GRT_CONSTRUCT_OK(ctx, attrs_.Parse(*ctx));
+    GRT_CONSTRUCT_OK(ctx, expand_epilogue_.Parse(*ctx, "expand_"));
+    GRT_CONSTRUCT_OK(ctx, epilogue_.Parse(*ctx));
+    if (attrs_.format != DataFormat::kNHWC || expand_epilogue_.residual() || epilogue_.residual()) {
+      ctx->SetStatus(Unimplemented(
+          "_GraphrtFusedExpandDepthwise takes NHWC and epilogues without a residual Add"));
+      return;
+    }
+    if (ctx->input_is_constant(kExpandFilter)) weights_ = std::make_unique<PackedWeights>();
+  }
+
+  Status Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(kImage);
+    const Tensor& expand_filter = ctx->input(kExpandFilter);
+    const Tensor& expand_bias = ctx->input(kExpandBias);
+    const Tensor& filter = ctx->input(kFilter);
+    const Tensor& bias = ctx->input(kBias);
+    if (input.dims() != 4) {
+      return InvalidArgument("input must be 4-dimensional: ", input.shape().DebugString());
+    }
+    const int64_t in_depth = input.dim_size(3);
+    if (expand_filter.dims() != 4 || expand_filter.dim_size(0) != 1 ||
+        expand_filter.dim_size(1) != 1 || expand_filter.dim_size(2) != in_depth) {
+      return InvalidArgument("the expansion filter must be [1, 1, ", in_depth, ", channels], got ",
+                             expand_filter.shape().DebugString());
+    }
+    const int64_t depth = expand_filter.dim_size(3);
+    if (filter.dims() != 4 || filter.dim_size(2) != depth || filter.dim_size(3) != 1) {
+      return InvalidArgument("the depthwise filter must be [rows, cols, ", depth, ", 1], got ",
+                             filter.shape().DebugString());
+    }
+    for (const Tensor* b : {&expand_bias, &bias}) {
+      if (b->dims() != 1 || b->dim_size(0) != depth) {
+        return InvalidArgument("bias must be a vector of the ", depth, " channels, got ",
+                               b->shape().DebugString());
+      }
+    }
+    const TensorShape expanded({input.dim_size(0), input.dim_size(1), input.dim_size(2), depth});
+    Window2D g;
+    GRT_RETURN_IF_ERROR(attrs_.Geometry(expanded, filter.dim_size(0), filter.dim_size(1), &g));
+    Tensor* out = nullptr;
+    GRT_RETURN_IF_ERROR(ctx->allocate_output(0, attrs_.OutputShape(g, depth), &out));
+    if (out->NumElements() == 0) return Status::OK();
+
+    const CpuIsa isa = ActiveCpuIsa();
+    const float* x = input.data<float>();
+    const float* w = expand_filter.data<float>();
+    const float* eb = expand_bias.data<float>();
+    const float* db = bias.data<float>();
+    PrepackedB prepacked;
+    if (weights_ != nullptr) prepacked.packed = weights_->Get(isa, w, depth, 1, in_depth, depth);
+    SgemmEpilogue tiles;
+    const bool in_tiles = expand_epilogue_.TileEpilogue(eb, nullptr, &tiles) &&
+                          SgemmEpilogueInRegisters(tiles.activation);
+    const int64_t row_len = g.in_cols * depth;  // one expanded row
+    // Rows [first, first + count) of image n's expansion into dst.
+    auto expand = [&](int64_t n, int64_t first, int64_t count, float* dst) {
+      const int64_t pixels = count * g.in_cols;
+      if (in_depth == 0) {
+        std::fill(dst, dst + pixels * depth, 0.0f);
+      } else {
+        GemmOnThisThread<float>(
+            {x + (n * g.in_rows + first) * g.in_cols * in_depth, pixels, in_depth, in_depth}, false,
+            {w, in_depth, depth, depth}, false, {dst, pixels, depth, depth}, prepacked,
+            in_tiles ? &tiles : nullptr);
+        if (in_tiles) return;
+      }
+      expand_epilogue_.ApplyRows(eb, nullptr, pixels, depth, dst);
+    };
+    const DirectDepthwise<float> direct(g, filter.data<float>());
+    const int64_t taps = direct.taps();
+    float* result = out->data<float>();
+    const int64_t out_len = g.out_cols * depth;
+    const int64_t rows = g.batch * g.out_rows;
+
+    // An expansion that stays in L2 anyway is made whole, its product shared out over the
+    // threads as the 1x1 convolution's would be: bands would only compute rows twice.
+    constexpr int64_t kWholeBytes = 1 << 20;
+    const int64_t expanded_rows = g.batch * g.in_rows;
+    if (expanded_rows * row_len * int64_t{sizeof(float)} <= kWholeBytes) {
+      ScratchBuffer<float> whole(expanded_rows * row_len);
+      const int64_t pixels = expanded_rows * g.in_cols;
+      if (in_depth > 0) {
+        Gemm<float>(ctx, {x, pixels, in_depth, in_depth}, false, {w, in_depth, depth, depth}, false,
+                    {whole.get(), pixels, depth, depth}, prepacked, in_tiles ? &tiles : nullptr);
+      } else {
+        std::fill(whole.get(), whole.get() + pixels * depth, 0.0f);
+      }
+      if (!in_tiles || in_depth == 0) {
+        FusedEpilogue::ForEachRowBlock(ctx, pixels, depth, [&](int64_t r0, int64_t count) {
+          expand_epilogue_.ApplyRows(eb, nullptr, count, depth, whole.get() + r0 * depth);
+        });
+      }
+      auto input_row = [&](int64_t n, int64_t ih) {
+        return whole.get() + (n * g.in_rows + ih) * row_len;
+      };
+      ctx->ParallelFor(rows, out_len * taps, [&](int64_t first, int64_t last) {
+        std::vector<const float*> srcs(taps), tap_weights(taps);
+        for (int64_t row = first; row < last; ++row) {
+          float* out_row = result + row * out_len;
+          direct.Row(row / g.out_rows, row % g.out_rows, input_row, srcs.data(), tap_weights.data(),
+                     out_row);
+          epilogue_.ApplyRows(db, nullptr, g.out_cols, depth, out_row);
+        }
+      });
+      return Status::OK();
+    }
+
+    // A band holds as many rows as fit in kBandBytes, and at least one window's span.
+    constexpr int64_t kBandBytes = 256 << 10;
+    const int64_t span = (g.window_rows - 1) * g.dilation_rows + 1;
+    const int64_t band_rows = std::min(
+        g.in_rows,
+        std::max(span, kBandBytes / std::max<int64_t>(1, row_len * int64_t{sizeof(float)})));
+    // One contiguous run of output rows per thread: a run's first band computes the rows it
+    // shares with the run before it again.
+    const int64_t runs = std::min<int64_t>(ctx->device()->intra_op_threads(), rows);
+    const int64_t run_cost = rows / runs * out_len * (taps + 2 * in_depth);
+    ctx->ParallelFor(runs, run_cost, [&](int64_t first_run, int64_t last_run) {
+      const int64_t first = first_run * rows / runs, last = last_run * rows / runs;
+      ScratchBuffer<float> band(band_rows * row_len);
+      int64_t band_n = -1, lo = 0, hi = -1;  // the band holds rows [lo, hi] of image band_n
+      auto input_row = [&](int64_t, int64_t ih) { return band.get() + (ih - lo) * row_len; };
+      std::vector<const float*> srcs(taps), tap_weights(taps);
+      for (int64_t row = first; row < last; ++row) {
+        const int64_t n = row / g.out_rows, oh = row % g.out_rows;
+        const int64_t top = oh * g.stride_rows - g.pad_top;
+        const int64_t r0 = std::max<int64_t>(0, top);
+        const int64_t r1 = std::min(g.in_rows - 1, top + span - 1);
+        if (r0 <= r1 && (n != band_n || r0 < lo || r1 > hi)) {
+          // A new band from r0 on, keeping the rows it shares with the old one.
+          const int64_t kept = n == band_n && r0 >= lo && r0 <= hi ? hi - r0 + 1 : 0;
+          if (kept > 0 && r0 > lo) {
+            std::memmove(band.get(), band.get() + (r0 - lo) * row_len,
+                         kept * row_len * sizeof(float));
+          }
+          const int64_t new_hi = std::min(g.in_rows - 1, r0 + band_rows - 1);
+          expand(n, r0 + kept, new_hi - r0 + 1 - kept, band.get() + kept * row_len);
+          band_n = n;
+          lo = r0;
+          hi = new_hi;
+        }
+        float* out_row = result + row * out_len;
+        direct.Row(n, oh, input_row, srcs.data(), tap_weights.data(), out_row);
+        epilogue_.ApplyRows(db, nullptr, g.out_cols, depth, out_row);
+      }
+    });
+    return Status::OK();
+  }
+
+ private:
+  ConvAttrs attrs_;
+  FusedEpilogue expand_epilogue_, epilogue_;
+  std::unique_ptr<PackedWeights> weights_;  // a constant expansion filter's packing
+};
+
 template <typename T>
 void RegisterConv2D(KernelRegistry* r) {
   r->Register(KernelDefBuilder("Conv2D").Device(kDeviceCpu).TypeConstraint<T>("T"),
@@ -988,6 +1204,10 @@ void RegisterConvKernels(KernelRegistry* r) {
   r->Register(
       KernelDefBuilder("_FusedDepthwiseConv2dNative").Device(kDeviceCpu).TypeConstraint<float>("T"),
       MakeFactory<FusedConvOp<DepthwiseConv2dNativeOp<float>>>());
+  r->Register(KernelDefBuilder("_GraphrtFusedExpandDepthwise")
+                  .Device(kDeviceCpu)
+                  .TypeConstraint<float>("T"),
+              MakeFactory<FusedExpandDepthwiseOp>());
 }
 
 }  // namespace graphrt

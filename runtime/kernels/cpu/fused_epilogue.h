@@ -41,13 +41,14 @@ class FusedEpilogue {
     kHardSwish
   };
 
-  // Reads fused_ops, num_args and leakyrelu_alpha; errors name what graphrt cannot fuse.
-  Status Parse(const OpKernelConstruction& ctx) {
+  // Reads fused_ops, num_args and leakyrelu_alpha, each name after `prefix` (a node with two
+  // epilogues names the first one's attrs apart); errors name what graphrt cannot fuse.
+  Status Parse(const OpKernelConstruction& ctx, const std::string& prefix = "") {
     std::vector<std::string> ops;
-    GRT_RETURN_IF_ERROR(ctx.GetAttr("fused_ops", &ops));
+    GRT_RETURN_IF_ERROR(ctx.GetAttr(prefix + "fused_ops", &ops));
     int64_t num_args = 0;
-    GRT_RETURN_IF_ERROR(ctx.GetAttr("num_args", &num_args));
-    GRT_RETURN_IF_ERROR(GetNodeAttrOr(ctx.def(), "leakyrelu_alpha", &alpha_));
+    GRT_RETURN_IF_ERROR(ctx.GetAttr(prefix + "num_args", &num_args));
+    GRT_RETURN_IF_ERROR(GetNodeAttrOr(ctx.def(), prefix + "leakyrelu_alpha", &alpha_));
     residual_ = ops.size() >= 2 && ops[1] == "Add";
     const size_t activations = ops.size() - (residual_ ? 2 : 1);
     if (ops.empty() || ops[0] != "BiasAdd" || num_args != (residual_ ? 2 : 1) || activations > 1) {
