@@ -248,33 +248,35 @@ TEST(GraphOptimizer, RemappingFusesMatMulAndDepthwiseAndSwish) {
 
 // A 1x1 convolution whose only reader is a depthwise one, each with its bias and activation
 // (MobileNetV2's and EfficientNet's inverted residual blocks): one _GraphrtFusedExpandDepthwise
-// that names all six nodes, with the two convolutions' values. Expansions of over 1 MiB are
-// computed in bands of rows on each thread (their first case here on 1 to 3 threads); the
-// smaller ones whole. The cases cover stride 2 after a folded Pad, 5x5 and dilated windows,
-// channels that are not whole vectors, batch 2, and swish (applied after the product, not in its
-// tiles).
-TEST(GraphOptimizer, RemappingFusesExpansionIntoDepthwise) {
+// that names all six nodes, with the two convolutions' values; with a 1x1 projection after it
+// (bias, optionally the block input added, optionally Relu), one _GraphrtFusedInvertedResidual
+// for the whole block. Expansions of over 1 MiB are computed in bands of rows on each thread
+// (their first case here on 1 to 3 threads); the smaller ones whole. The cases cover stride 2
+// after a folded Pad, 5x5 and dilated windows, channels that are not whole vectors, batch 2, and
+// swish (applied after the product, not in its tiles).
+TEST(GraphOptimizer, RemappingFusesInvertedResidualBlocks) {
   GRT_SKIP_WHEN_OPTIMIZER_OFF();
   struct Case {
     std::vector<int64_t> x;  // NHWC
     int64_t expanded, window, stride, dilation;
     bool pad;  // a Pad (1 before, 1 after) and VALID, else SAME
     bool swish;
+    int64_t projected;    // the projection's channels; 0: none
+    bool residual, relu;  // the projection's epilogue
   };
   const Case cases[] = {
-      {{1, 64, 64, 8}, 96, 3, 1, 1, false, false},   // bands of 10 rows
-      {{1, 66, 66, 8}, 96, 3, 2, 1, true, false},    // bands, stride 2, explicit padding
-      {{1, 48, 72, 12}, 80, 5, 1, 1, false, false},  // bands, 5x5
-      {{1, 48, 48, 8}, 128, 3, 1, 2, false, false},  // bands, dilation 2
-      {{2, 64, 70, 6}, 36, 3, 1, 1, false, true},    // bands, 36 channels, swish, batch 2
-      {{1, 9, 7, 3}, 20, 3, 1, 1, false, false},     // whole
-      {{2, 15, 13, 5}, 24, 3, 2, 1, true, true},     // whole, stride 2, batch 2
+      {{1, 64, 64, 8}, 96, 3, 1, 1, false, false, 8, true, false},    // bands of 10 rows
+      {{1, 66, 66, 8}, 96, 3, 2, 1, true, false, 24, false, false},   // stride 2, padding
+      {{1, 48, 72, 12}, 80, 5, 1, 1, false, false, 0, false, false},  // 5x5
+      {{1, 48, 48, 8}, 128, 3, 1, 2, false, false, 16, false, true},  // dilation 2
+      {{2, 64, 70, 6}, 36, 3, 1, 1, false, true, 6, true, true},      // 36 channels, swish
+      {{1, 9, 7, 3}, 20, 3, 1, 1, false, false, 0, false, false},     // whole
+      {{2, 15, 13, 5}, 24, 3, 2, 1, true, true, 10, false, false},    // whole, stride 2
   };
   int run = 0;
   for (const Case& k : cases) {
     SCOPED_TRACE(StrCat("case ", run));
     const int64_t in = k.x[3], e = k.expanded;
-    const std::string act = k.swish ? "" : "Relu6";
     std::string graph =
         Placeholder("x", k.x) + FloatConst("we", {1, 1, in, e}, Random(in * e, 60 + run)) +
         FloatConst("be", {e}, Random(e, 70 + run)) +
@@ -282,14 +284,16 @@ TEST(GraphOptimizer, RemappingFusesExpansionIntoDepthwise) {
         FloatConst("bd", {e}, Random(e, 90 + run)) +
         Op("expand", "Conv2D", {"x", "we"}, kConvAttrs) +
         Op("expand_bias", "BiasAdd", {"expand", "be"});
-    std::string expanded = "expand_bias";
+    std::string replaced = "expand (Conv2D), expand_bias (BiasAdd), ";
     if (k.swish) {
       graph += Op("expand_sig", "Sigmoid", {"expand_bias"}) +
                Op("expand_act", "Mul", {"expand_bias", "expand_sig"});
+      replaced += "expand_sig (Sigmoid), expand_act (Mul), ";
     } else {
       graph += Op("expand_act", "Relu6", {"expand_bias"});
+      replaced += "expand_act (Relu6), ";
     }
-    expanded = "expand_act";
+    std::string expanded = "expand_act";
     const std::string dw_attrs =
         StrCat("attr { key: 'strides' value { list { i: 1 i: ", k.stride, " i: ", k.stride,
                " i: 1 } } } attr { key: 'dilations' value { list { i: 1 i: ", k.dilation,
@@ -308,30 +312,49 @@ TEST(GraphOptimizer, RemappingFusesExpansionIntoDepthwise) {
     }
     graph += Op("dw", "DepthwiseConv2dNative", {expanded, "wd"}, dw_attrs) +
              Op("dw_bias", "BiasAdd", {"dw", "bd"});
+    replaced += "dw (DepthwiseConv2dNative), dw_bias (BiasAdd), ";
     if (k.swish) {
       graph += Op("sig", "Sigmoid", {"dw_bias"}) + Op("out", "Mul", {"dw_bias", "sig"});
+      replaced += "sig (Sigmoid), out (Mul)";
     } else {
       graph += Op("out", "Relu6", {"dw_bias"});
+      replaced += "out (Relu6)";
+    }
+    std::string fetch = "out";
+    if (k.projected > 0) {
+      const int64_t p = k.projected;
+      graph += FloatConst("wp", {1, 1, e, p}, Random(e * p, 110 + run)) +
+               FloatConst("bp", {p}, Random(p, 120 + run)) +
+               Op("proj", "Conv2D", {"out", "wp"}, kConvAttrs) +
+               Op("proj_bias", "BiasAdd", {"proj", "bp"});
+      replaced += ", proj (Conv2D), proj_bias (BiasAdd)";
+      fetch = "proj_bias";
+      if (k.residual) {
+        graph += Op("proj_add", "AddV2", {fetch, "x"});
+        replaced += ", proj_add (AddV2)";
+        fetch = "proj_add";
+      }
+      if (k.relu) {
+        graph += Op("proj_relu", "Relu", {fetch});
+        replaced += ", proj_relu (Relu)";
+        fetch = "proj_relu";
+      }
     }
     const Tensor x = RandomTensor(k.x, 100 + run);
     SessionConfig off;
     off.rewrite_options.remapping = false;
-    const RunResult plain = RunGraph(graph, {{"x", x}}, {"out"}, off);
+    const RunResult plain = RunGraph(graph, {{"x", x}}, {fetch}, off);
     ASSERT_EQ(plain.outputs.size(), 1u);
     for (int threads = 1; threads <= (run == 0 ? 3 : 1); ++threads) {
       SCOPED_TRACE(StrCat(threads, " threads"));
       SessionConfig on;
       on.intra_op_parallelism_threads = threads;
-      const RunResult fused = RunGraph(graph, {{"x", x}}, {"out"}, on);
+      const RunResult fused = RunGraph(graph, {{"x", x}}, {fetch}, on);
       ASSERT_EQ(fused.outputs.size(), 1u);
       ExpectNear(fused.outputs[0], plain.outputs[0], 1e-5f);
-      const PlacementDecision d = DecisionOf(fused.report, "out");
-      EXPECT_EQ(d.op, "_GraphrtFusedExpandDepthwise");
-      const std::string replaced =
-          k.swish ? "expand (Conv2D), expand_bias (BiasAdd), expand_sig (Sigmoid), expand_act "
-                    "(Mul), dw (DepthwiseConv2dNative), dw_bias (BiasAdd), sig (Sigmoid), out (Mul)"
-                  : "expand (Conv2D), expand_bias (BiasAdd), expand_act (Relu6), dw "
-                    "(DepthwiseConv2dNative), dw_bias (BiasAdd), out (Relu6)";
+      const PlacementDecision d = DecisionOf(fused.report, fetch);
+      EXPECT_EQ(d.op,
+                k.projected > 0 ? "_GraphrtFusedInvertedResidual" : "_GraphrtFusedExpandDepthwise");
       EXPECT_TRUE(Contains(d.reason, replaced)) << d.reason;
     }
     ++run;

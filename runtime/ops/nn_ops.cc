@@ -393,6 +393,43 @@ void RegisterNnOps(OpRegistry* r) {
                   .Attr("data_format: {'NHWC'} = 'NHWC'")
                   .Attr("dilations: list(int) = [1, 1, 1, 1]")
                   .SetShapeFn([](InferenceContext* c) { return ConvShape(c, true, 3); }));
+  // The same with the 1x1 convolution that reads the depthwise output (project_*: its filter,
+  // then bias and optional residual addend, and epilogue) fused in too: a whole inverted residual
+  // block.
+  r->Register(OpDefBuilder("_GraphrtFusedInvertedResidual")
+                  .Input("input: T")
+                  .Input("expand_filter: T")
+                  .Input("expand_bias: T")
+                  .Input("filter: T")
+                  .Input("bias: T")
+                  .Input("project_filter: T")
+                  .Input("project_args: project_num_args * T")
+                  .Output("output: T")
+                  .Attr("T: {float}")
+                  .Attr("expand_num_args: int = 1")
+                  .Attr("expand_fused_ops: list(string) = []")
+                  .Attr("expand_leakyrelu_alpha: float = 0.2")
+                  .Attr("num_args: int = 1")
+                  .Attr("fused_ops: list(string) = []")
+                  .Attr("leakyrelu_alpha: float = 0.2")
+                  .Attr("project_num_args: int >= 1")
+                  .Attr("project_fused_ops: list(string) = []")
+                  .Attr("project_leakyrelu_alpha: float = 0.2")
+                  .Attr("strides: list(int)")
+                  .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+                  .Attr("explicit_paddings: list(int) = []")
+                  .Attr("data_format: {'NHWC'} = 'NHWC'")
+                  .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                  .SetShapeFn([](InferenceContext* c) {
+                    GRT_RETURN_IF_ERROR(ConvShape(c, true, 3));
+                    const PartialTensorShape& projection = c->input(5);
+                    std::vector<int64_t> dims = c->output(0).dim_sizes();
+                    if (dims.size() == 4) {
+                      dims[3] = projection.dims() == 4 ? projection.dim_size(3) : kUnknownDim;
+                      c->set_output(0, PartialTensorShape(std::move(dims)));
+                    }
+                    return Status::OK();
+                  }));
   r->Register(OpDefBuilder("_FusedMatMul")
                   .Input("a: T")
                   .Input("b: T")

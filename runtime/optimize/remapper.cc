@@ -11,7 +11,8 @@
 //
 // Then a 1x1 _FusedConv2D whose only reader is a _FusedDepthwiseConv2dNative with multiplier 1
 // (neither with a residual) becomes one _GraphrtFusedExpandDepthwise, named after the depthwise
-// node (README.md).
+// node, and one of those whose only reader is a 1x1 _FusedConv2D becomes a
+// _GraphrtFusedInvertedResidual, named after that (README.md).
 //
 // A pattern is fused only when every intermediate tensor has exactly one reader (not fetched,
 // no control edges), every node runs on one device, and that device has a kernel for the fused
@@ -377,65 +378,38 @@ bool PlainFusedConv(const Node* node, Tensor* filter) {
          IsConst(InputNode(node, 1), filter) && filter->dims() == 4;
 }
 
-// A 1x1 _FusedConv2D of unit strides and no padding whose only reader is a
-// _FusedDepthwiseConv2dNative with multiplier 1 (`dw`), both without a residual: one
-// _GraphrtFusedExpandDepthwise, named after the depthwise node, that never makes the expanded
-// tensor whole.
-Status FuseExpandDepthwise(OptimizerContext* ctx, Node* dw, std::vector<RewriteRecord>* records) {
-  Tensor dw_filter, expand_filter;
-  if (dw->op() != "_FusedDepthwiseConv2dNative" || !PlainFusedConv(dw, &dw_filter) ||
-      dw_filter.dim_size(3) != 1) {
-    return Status::OK();
-  }
-  const Edge* in = dw->input_edge(0);
-  if (in == nullptr || in->src_output != 0 || in->src->op() != "_FusedConv2D") return Status::OK();
-  Node* expand = in->src;
-  Device* device = DeviceOf(*ctx, dw);
-  if (!PlainFusedConv(expand, &expand_filter) || expand_filter.dim_size(0) != 1 ||
-      expand_filter.dim_size(1) != 1 || expand_filter.dim_size(3) != dw_filter.dim_size(2) ||
-      SoleConsumer(expand) != dw || IsFetched(expand) || HasControlOutEdges(expand) ||
-      DeviceOf(*ctx, expand) != device || device == nullptr) {
-    return Status::OK();
-  }
+// Whether `node`'s window is 1x1 in effect: unit strides and dilations, no padding.
+bool UnitWindow(const Node* node) {
   std::vector<int64_t> strides, dilations = {1, 1, 1, 1}, paddings;
-  std::string padding;
-  if (!GetNodeAttr(expand->def(), "strides", &strides).ok() ||
-      !GetNodeAttrOr(expand->def(), "dilations", &dilations).ok() ||
-      !GetNodeAttr(expand->def(), "padding", &padding).ok() ||
-      !GetNodeAttrOr(expand->def(), "explicit_paddings", &paddings).ok()) {
-    return Status::OK();
+  if (!GetNodeAttr(node->def(), "strides", &strides).ok() ||
+      !GetNodeAttrOr(node->def(), "dilations", &dilations).ok() ||
+      !GetNodeAttrOr(node->def(), "explicit_paddings", &paddings).ok()) {
+    return false;
   }
-  for (const std::vector<int64_t>* ones : {&strides, &dilations}) {
-    if (ones->size() != 4 ||
-        std::any_of(ones->begin(), ones->end(), [](int64_t v) { return v != 1; })) {
-      return Status::OK();
-    }
-  }
-  if (std::any_of(paddings.begin(), paddings.end(), [](int64_t v) { return v != 0; })) {
-    return Status::OK();
-  }
+  auto all = [](const std::vector<int64_t>& v, int64_t value) {
+    return std::all_of(v.begin(), v.end(), [&](int64_t x) { return x == value; });
+  };
+  return strides.size() == 4 && dilations.size() == 4 && all(strides, 1) && all(dilations, 1) &&
+         all(paddings, 0);
+}
 
-  ::tensorflow::NodeDef def;
-  def.set_name(dw->name());
-  def.set_op("_GraphrtFusedExpandDepthwise");
-  def.set_device(dw->def().device());
-  for (const char* attr : {"T", "strides", "padding", "explicit_paddings", "data_format",
-                           "dilations", "fused_ops", "num_args", "leakyrelu_alpha"}) {
-    if (const ::tensorflow::AttrValue* v = FindAttr(dw->def(), attr)) {
-      (*def.mutable_attr())[attr] = *v;
-    }
+// `producer`, whose only reader is `consumer` (through input 0), and `consumer` become `def`
+// (named after the consumer, on its device), which reads `inputs` ((node, input) of the two).
+Status FusePair(OptimizerContext* ctx, Node* producer, Node* consumer, ::tensorflow::NodeDef def,
+                const std::vector<std::pair<Node*, int>>& inputs,
+                std::vector<RewriteRecord>* records) {
+  Device* device = DeviceOf(*ctx, consumer);
+  if (device == nullptr || DeviceOf(*ctx, producer) != device ||
+      SoleConsumer(producer) != consumer || IsFetched(producer) || HasControlOutEdges(producer)) {
+    return Status::OK();
   }
-  for (const char* attr : {"fused_ops", "num_args", "leakyrelu_alpha"}) {
-    if (const ::tensorflow::AttrValue* v = FindAttr(expand->def(), attr)) {
-      (*def.mutable_attr())[std::string("expand_") + attr] = *v;
-    }
-  }
+  def.set_name(consumer->name());
+  def.set_device(consumer->def().device());
   if (!KernelRegistry::Global()->Supports(device->device_type(), def)) return Status::OK();
-  // The fused node lists what it stands for: what each fused convolution replaced.
+  // The fused node lists what it stands for: what each of the two replaced, else itself.
   ::tensorflow::AttrValue replaced_attr;
-  RewriteRecord record{"remapping", dw->name(), def.op(), {}, {}};
-  for (Node* n : {expand, dw}) {
-    // The nodes the fused convolution replaced (its record), else the convolution itself.
+  RewriteRecord record{"remapping", consumer->name(), def.op(), {}, {}};
+  for (Node* n : {producer, consumer}) {
     auto made = std::find_if(records->rbegin(), records->rend(), [&](const RewriteRecord& r) {
       return r.node == n->name() && r.op == n->op();
     });
@@ -455,26 +429,24 @@ Status FuseExpandDepthwise(OptimizerContext* ctx, Node* dw, std::vector<RewriteR
   }
   (*def.mutable_attr())[kReplacedAttr] = replaced_attr;
 
-  // Inputs: the expansion's input, filter and bias, then the depthwise filter and bias.
   struct Source {
     Node* node;
     int output;
   };
   std::vector<Source> sources;
-  for (auto [node, input] :
-       {std::pair<Node*, int>{expand, 0}, {expand, 1}, {expand, 2}, {dw, 1}, {dw, 2}}) {
+  for (const auto& [node, input] : inputs) {
     const Edge* e = node->input_edge(input);
     if (e == nullptr) return Status::OK();
     sources.push_back({e->src, e->src_output});
   }
   std::vector<Node*> controls_in, controls_out;
   std::vector<std::pair<Node*, int>> readers;
-  for (Node* n : {expand, dw}) {
+  for (Node* n : {producer, consumer}) {
     for (const Edge* e : n->in_edges()) {
       if (e->IsControl()) controls_in.push_back(e->src);
     }
   }
-  for (const Edge* e : dw->out_edges()) {
+  for (const Edge* e : consumer->out_edges()) {
     if (e->IsControl()) {
       controls_out.push_back(e->dst);
     } else {
@@ -482,8 +454,8 @@ Status FuseExpandDepthwise(OptimizerContext* ctx, Node* dw, std::vector<RewriteR
     }
   }
   Graph* graph = ctx->graph;
-  graph->RemoveNode(dw);
-  graph->RemoveNode(expand);
+  graph->RemoveNode(consumer);
+  graph->RemoveNode(producer);
   GRT_ASSIGN_OR_RETURN(Node * fused, AddNodeOnDevice(ctx, std::move(def), device));
   for (size_t i = 0; i < sources.size(); ++i) {
     graph->AddEdge(sources[i].node, sources[i].output, fused, static_cast<int>(i));
@@ -493,6 +465,85 @@ Status FuseExpandDepthwise(OptimizerContext* ctx, Node* dw, std::vector<RewriteR
   for (const auto& [dst, slot] : readers) graph->AddEdge(fused, 0, dst, slot);
   records->push_back(std::move(record));
   return Status::OK();
+}
+
+// Copies `from`'s attrs `names` into def, each name after `prefix`.
+void CopyAttrs(const Node* from, std::initializer_list<const char*> names, const char* prefix,
+               ::tensorflow::NodeDef* def) {
+  for (const char* name : names) {
+    if (const ::tensorflow::AttrValue* v = FindAttr(from->def(), name)) {
+      (*def->mutable_attr())[std::string(prefix) + name] = *v;
+    }
+  }
+}
+
+// A 1x1 _FusedConv2D of unit strides and no padding whose only reader is a
+// _FusedDepthwiseConv2dNative with multiplier 1 (`dw`), both without a residual: one
+// _GraphrtFusedExpandDepthwise, named after the depthwise node, that never makes the expanded
+// tensor whole.
+Status FuseExpandDepthwise(OptimizerContext* ctx, Node* dw, std::vector<RewriteRecord>* records) {
+  Tensor dw_filter, expand_filter;
+  if (dw->op() != "_FusedDepthwiseConv2dNative" || !PlainFusedConv(dw, &dw_filter) ||
+      dw_filter.dim_size(3) != 1) {
+    return Status::OK();
+  }
+  const Edge* in = dw->input_edge(0);
+  if (in == nullptr || in->src_output != 0 || in->src->op() != "_FusedConv2D") return Status::OK();
+  Node* expand = in->src;
+  if (!PlainFusedConv(expand, &expand_filter) || expand_filter.dim_size(0) != 1 ||
+      expand_filter.dim_size(1) != 1 || expand_filter.dim_size(3) != dw_filter.dim_size(2) ||
+      !UnitWindow(expand)) {
+    return Status::OK();
+  }
+  ::tensorflow::NodeDef def;
+  def.set_op("_GraphrtFusedExpandDepthwise");
+  CopyAttrs(dw,
+            {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations",
+             "fused_ops", "num_args", "leakyrelu_alpha"},
+            "", &def);
+  CopyAttrs(expand, {"fused_ops", "num_args", "leakyrelu_alpha"}, "expand_", &def);
+  // Inputs: the expansion's input, filter and bias, then the depthwise filter and bias.
+  return FusePair(ctx, expand, dw, std::move(def),
+                  {{expand, 0}, {expand, 1}, {expand, 2}, {dw, 1}, {dw, 2}}, records);
+}
+
+// A _GraphrtFusedExpandDepthwise whose only reader is a 1x1 _FusedConv2D of unit strides and no
+// padding (`project`, with a bias, optional residual Add and activation): one
+// _GraphrtFusedInvertedResidual, named after the projection, that never makes the depthwise
+// output whole either.
+Status FuseProjection(OptimizerContext* ctx, Node* project, std::vector<RewriteRecord>* records) {
+  DataType t = ::tensorflow::DT_INVALID;
+  std::string format = "NHWC";
+  int64_t num_args = 0;
+  std::vector<std::string> fused_ops;
+  Tensor filter;
+  if (project->op() != "_FusedConv2D" || !GetNodeAttr(project->def(), "T", &t).ok() ||
+      t != ::tensorflow::DT_FLOAT || !GetNodeAttrOr(project->def(), "data_format", &format).ok() ||
+      format != "NHWC" || !GetNodeAttr(project->def(), "num_args", &num_args).ok() ||
+      num_args < 1 || num_args > 2 || !GetNodeAttr(project->def(), "fused_ops", &fused_ops).ok() ||
+      fused_ops.empty() || fused_ops[0] != "BiasAdd" || !IsConst(InputNode(project, 1), &filter) ||
+      filter.dims() != 4 || filter.dim_size(0) != 1 || filter.dim_size(1) != 1 ||
+      !UnitWindow(project)) {
+    return Status::OK();
+  }
+  const Edge* in = project->input_edge(0);
+  if (in == nullptr || in->src_output != 0 || in->src->op() != "_GraphrtFusedExpandDepthwise") {
+    return Status::OK();
+  }
+  Node* block = in->src;
+  ::tensorflow::NodeDef def;
+  def.set_op("_GraphrtFusedInvertedResidual");
+  CopyAttrs(block,
+            {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations",
+             "fused_ops", "num_args", "leakyrelu_alpha", "expand_fused_ops", "expand_num_args",
+             "expand_leakyrelu_alpha"},
+            "", &def);
+  CopyAttrs(project, {"fused_ops", "num_args", "leakyrelu_alpha"}, "project_", &def);
+  // Inputs: the block's five, then the projection's filter and arguments.
+  std::vector<std::pair<Node*, int>> inputs = {{block, 0}, {block, 1}, {block, 2},
+                                               {block, 3}, {block, 4}, {project, 1}};
+  for (int i = 0; i < num_args; ++i) inputs.push_back({project, 2 + i});
+  return FusePair(ctx, block, project, std::move(def), inputs, records);
 }
 
 }  // namespace
@@ -528,6 +579,14 @@ Status Remap(OptimizerContext* ctx, std::vector<RewriteRecord>* records) {
   for (int id : fused_ids) {
     Node* dw = ctx->graph->node(id);
     if (dw != nullptr) GRT_RETURN_IF_ERROR(FuseExpandDepthwise(ctx, dw, records));
+  }
+  std::vector<int> project_ids;
+  for (Node* n : TopologicalOrder(*ctx->graph)) {
+    if (n->op() == "_FusedConv2D") project_ids.push_back(n->id());
+  }
+  for (int id : project_ids) {
+    Node* project = ctx->graph->node(id);
+    if (project != nullptr) GRT_RETURN_IF_ERROR(FuseProjection(ctx, project, records));
   }
   return Status::OK();
 }

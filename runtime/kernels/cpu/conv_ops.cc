@@ -1003,28 +1003,47 @@ class FusedConvOp : public Conv {
   FusedEpilogue epilogue_;
 };
 
-// _GraphrtFusedExpandDepthwise (the remapper's, float NHWC): a 1x1 convolution with its bias
-// and activation ("expansion"), then a depthwise convolution with multiplier 1 and its bias and
-// activation, as MobileNetV2's and EfficientNet's inverted residual blocks have them. The
-// expanded tensor, the largest of such a block, is never made whole: each thread computes the
-// rows of it that its output rows read, a band at a time, into a buffer that stays in L2, and
-// the depthwise convolution reads them there. A band keeps the rows the next one shares with it,
-// so every expanded row is computed once per thread, by the same products as the 1x1
-// convolution's: the results are the two nodes' bit for bit.
-class FusedExpandDepthwiseOp : public OpKernel {
+// _GraphrtFusedExpandDepthwise and _GraphrtFusedInvertedResidual (the remapper's, float NHWC):
+// a 1x1 convolution with its bias and activation ("expansion"), then a depthwise convolution
+// with multiplier 1 and its bias and activation, and for the second op a 1x1 convolution
+// ("projection") with its bias, optional residual Add and activation: MobileNetV2's and
+// EfficientNet's inverted residual blocks.
+//
+// The expanded tensor, the largest of such a block, is never made whole: each thread computes the
+// rows of it that its output rows read, a band at a time, into a buffer that stays in L2, and the
+// depthwise convolution reads them there. A band keeps the rows the next one shares with it, so
+// every expanded row is computed once per thread. With a projection, the depthwise rows go to a
+// small buffer and are projected a few rows at a time, so the depthwise output is never made
+// whole either. Every value comes from the same products, in the same order, as the separate
+// nodes' (the GEMMs only see fewer rows at a time).
+class FusedInvertedResidualOp : public OpKernel {
  public:
-  enum Input { kImage, kExpandFilter, kExpandBias, kFilter, kBias };
+  enum Input {
+    kImage,
+    kExpandFilter,
+    kExpandBias,
+    kFilter,
+    kBias,
+    kProjectFilter,
+    kProjectBias,
+    kProjectAddend
+  };
 
-  explicit FusedExpandDepthwiseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  explicit FusedInvertedResidualOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), project_(ctx->def().op() == "_GraphrtFusedInvertedResidual") {
     GRT_CONSTRUCT_OK(ctx, attrs_.Parse(*ctx));
     GRT_CONSTRUCT_OK(ctx, expand_epilogue_.Parse(*ctx, "expand_"));
     GRT_CONSTRUCT_OK(ctx, epilogue_.Parse(*ctx));
+    if (project_) GRT_CONSTRUCT_OK(ctx, project_epilogue_.Parse(*ctx, "project_"));
     if (attrs_.format != DataFormat::kNHWC || expand_epilogue_.residual() || epilogue_.residual()) {
-      ctx->SetStatus(Unimplemented(
-          "_GraphrtFusedExpandDepthwise takes NHWC and epilogues without a residual Add"));
+      ctx->SetStatus(Unimplemented(ctx->def().op(),
+                                   " takes NHWC, and a residual Add only after the projection"));
       return;
     }
-    if (ctx->input_is_constant(kExpandFilter)) weights_ = std::make_unique<PackedWeights>();
+    if (ctx->input_is_constant(kExpandFilter)) expand_weights_ = std::make_unique<PackedWeights>();
+    if (project_ && ctx->input_is_constant(kProjectFilter)) {
+      project_weights_ = std::make_unique<PackedWeights>();
+    }
   }
 
   Status Compute(OpKernelContext* ctx) override {
@@ -1056,8 +1075,36 @@ class FusedExpandDepthwiseOp : public OpKernel {
     const TensorShape expanded({input.dim_size(0), input.dim_size(1), input.dim_size(2), depth});
     Window2D g;
     GRT_RETURN_IF_ERROR(attrs_.Geometry(expanded, filter.dim_size(0), filter.dim_size(1), &g));
+    // The projection's filter [1, 1, depth, out_depth], bias and residual addend.
+    int64_t out_depth = depth;
+    const float* project_bias = nullptr;
+    const float* addend = nullptr;
+    if (project_) {
+      const Tensor& project_filter = ctx->input(kProjectFilter);
+      if (project_filter.dims() != 4 || project_filter.dim_size(0) != 1 ||
+          project_filter.dim_size(1) != 1 || project_filter.dim_size(2) != depth) {
+        return InvalidArgument("the projection filter must be [1, 1, ", depth, ", channels], got ",
+                               project_filter.shape().DebugString());
+      }
+      out_depth = project_filter.dim_size(3);
+      const Tensor& b = ctx->input(kProjectBias);
+      if (b.dims() != 1 || b.dim_size(0) != out_depth) {
+        return InvalidArgument("the projection's bias must be a vector of its ", out_depth,
+                               " channels, got ", b.shape().DebugString());
+      }
+      project_bias = b.data<float>();
+      if (project_epilogue_.residual()) {
+        const Tensor& other = ctx->input(kProjectAddend);
+        const TensorShape shape = attrs_.OutputShape(g, out_depth);
+        if (other.shape() != shape) {
+          return InvalidArgument("the residual addend has shape ", other.shape().DebugString(),
+                                 ", the output ", shape.DebugString());
+        }
+        addend = other.data<float>();
+      }
+    }
     Tensor* out = nullptr;
-    GRT_RETURN_IF_ERROR(ctx->allocate_output(0, attrs_.OutputShape(g, depth), &out));
+    GRT_RETURN_IF_ERROR(ctx->allocate_output(0, attrs_.OutputShape(g, out_depth), &out));
     if (out->NumElements() == 0) return Status::OK();
 
     const CpuIsa isa = ActiveCpuIsa();
@@ -1065,31 +1112,56 @@ class FusedExpandDepthwiseOp : public OpKernel {
     const float* w = expand_filter.data<float>();
     const float* eb = expand_bias.data<float>();
     const float* db = bias.data<float>();
-    PrepackedB prepacked;
-    if (weights_ != nullptr) prepacked.packed = weights_->Get(isa, w, depth, 1, in_depth, depth);
+    PrepackedB expand_packed, project_packed;
+    if (expand_weights_ != nullptr) {
+      expand_packed.packed = expand_weights_->Get(isa, w, depth, 1, in_depth, depth);
+    }
+    const float* pw = project_ ? ctx->input(kProjectFilter).data<float>() : nullptr;
+    if (project_weights_ != nullptr) {
+      project_packed.packed = project_weights_->Get(isa, pw, out_depth, 1, depth, out_depth);
+    }
     SgemmEpilogue tiles;
     const bool in_tiles = expand_epilogue_.TileEpilogue(eb, nullptr, &tiles) &&
                           SgemmEpilogueInRegisters(tiles.activation);
     const int64_t row_len = g.in_cols * depth;  // one expanded row
-    // Rows [first, first + count) of image n's expansion into dst.
-    auto expand = [&](int64_t n, int64_t first, int64_t count, float* dst) {
-      const int64_t pixels = count * g.in_cols;
-      if (in_depth == 0) {
-        std::fill(dst, dst + pixels * depth, 0.0f);
-      } else {
-        GemmOnThisThread<float>(
-            {x + (n * g.in_rows + first) * g.in_cols * in_depth, pixels, in_depth, in_depth}, false,
-            {w, in_depth, depth, depth}, false, {dst, pixels, depth, depth}, prepacked,
-            in_tiles ? &tiles : nullptr);
-        if (in_tiles) return;
-      }
-      expand_epilogue_.ApplyRows(eb, nullptr, pixels, depth, dst);
-    };
     const DirectDepthwise<float> direct(g, filter.data<float>());
     const int64_t taps = direct.taps();
     float* result = out->data<float>();
-    const int64_t out_len = g.out_cols * depth;
+    const int64_t dw_len = g.out_cols * depth;  // one depthwise output row
     const int64_t rows = g.batch * g.out_rows;
+    // Depthwise rows projected at a time: as many as fit in kProjectBytes.
+    constexpr int64_t kProjectBytes = 128 << 10;
+    const int64_t project_rows =
+        std::max<int64_t>(1, kProjectBytes / (dw_len * int64_t{sizeof(float)}));
+
+    // Output rows [first, last) on this thread, where dw_row(row, dst) computes depthwise row
+    // `row` (its epilogue applied) into dst: straight into the output, or staged and projected.
+    auto emit_rows = [&](int64_t first, int64_t last, const auto& dw_row) {
+      if (!project_) {
+        for (int64_t row = first; row < last; ++row) dw_row(row, result + row * dw_len);
+        return;
+      }
+      ScratchBuffer<float> staged(std::min(project_rows, last - first) * dw_len);
+      for (int64_t r0 = first; r0 < last; r0 += project_rows) {
+        const int64_t count = std::min(project_rows, last - r0);
+        for (int64_t i = 0; i < count; ++i) dw_row(r0 + i, staged.get() + i * dw_len);
+        const int64_t pixels = count * g.out_cols, pixel0 = r0 * g.out_cols;
+        float* dst = result + pixel0 * out_depth;
+        const float* rows_addend = addend == nullptr ? nullptr : addend + pixel0 * out_depth;
+        SgemmEpilogue project_tiles;
+        const bool project_in_tiles =
+            project_epilogue_.TileEpilogue(project_bias, rows_addend, &project_tiles) &&
+            SgemmEpilogueInRegisters(project_tiles.activation);
+        GemmOnThisThread<float>({staged.get(), pixels, depth, depth}, false,
+                                {pw, depth, out_depth, out_depth}, false,
+                                {dst, pixels, out_depth, out_depth}, project_packed,
+                                project_in_tiles ? &project_tiles : nullptr);
+        if (!project_in_tiles) {
+          project_epilogue_.ApplyRows(project_bias, rows_addend, pixels, out_depth, dst);
+        }
+      }
+    };
+    const int64_t project_cost = project_ ? g.out_cols * depth * out_depth : 0;
 
     // An expansion that stays in L2 anyway is made whole, its product shared out over the
     // threads as the 1x1 convolution's would be: bands would only compute rows twice.
@@ -1100,7 +1172,8 @@ class FusedExpandDepthwiseOp : public OpKernel {
       const int64_t pixels = expanded_rows * g.in_cols;
       if (in_depth > 0) {
         Gemm<float>(ctx, {x, pixels, in_depth, in_depth}, false, {w, in_depth, depth, depth}, false,
-                    {whole.get(), pixels, depth, depth}, prepacked, in_tiles ? &tiles : nullptr);
+                    {whole.get(), pixels, depth, depth}, expand_packed,
+                    in_tiles ? &tiles : nullptr);
       } else {
         std::fill(whole.get(), whole.get() + pixels * depth, 0.0f);
       }
@@ -1112,18 +1185,31 @@ class FusedExpandDepthwiseOp : public OpKernel {
       auto input_row = [&](int64_t n, int64_t ih) {
         return whole.get() + (n * g.in_rows + ih) * row_len;
       };
-      ctx->ParallelFor(rows, out_len * taps, [&](int64_t first, int64_t last) {
+      ctx->ParallelFor(rows, dw_len * taps + project_cost, [&](int64_t first, int64_t last) {
         std::vector<const float*> srcs(taps), tap_weights(taps);
-        for (int64_t row = first; row < last; ++row) {
-          float* out_row = result + row * out_len;
+        emit_rows(first, last, [&](int64_t row, float* dst) {
           direct.Row(row / g.out_rows, row % g.out_rows, input_row, srcs.data(), tap_weights.data(),
-                     out_row);
-          epilogue_.ApplyRows(db, nullptr, g.out_cols, depth, out_row);
-        }
+                     dst);
+          epilogue_.ApplyRows(db, nullptr, g.out_cols, depth, dst);
+        });
       });
       return Status::OK();
     }
 
+    // Rows [first, first + count) of image n's expansion into dst, on this thread.
+    auto expand = [&](int64_t n, int64_t first, int64_t count, float* dst) {
+      const int64_t pixels = count * g.in_cols;
+      if (in_depth == 0) {
+        std::fill(dst, dst + pixels * depth, 0.0f);
+      } else {
+        GemmOnThisThread<float>(
+            {x + (n * g.in_rows + first) * g.in_cols * in_depth, pixels, in_depth, in_depth}, false,
+            {w, in_depth, depth, depth}, false, {dst, pixels, depth, depth}, expand_packed,
+            in_tiles ? &tiles : nullptr);
+        if (in_tiles) return;
+      }
+      expand_epilogue_.ApplyRows(eb, nullptr, pixels, depth, dst);
+    };
     // A band holds as many rows as fit in kBandBytes, and at least one window's span.
     constexpr int64_t kBandBytes = 256 << 10;
     const int64_t span = (g.window_rows - 1) * g.dilation_rows + 1;
@@ -1133,14 +1219,13 @@ class FusedExpandDepthwiseOp : public OpKernel {
     // One contiguous run of output rows per thread: a run's first band computes the rows it
     // shares with the run before it again.
     const int64_t runs = std::min<int64_t>(ctx->device()->intra_op_threads(), rows);
-    const int64_t run_cost = rows / runs * out_len * (taps + 2 * in_depth);
+    const int64_t run_cost = rows / runs * (dw_len * (taps + 2 * in_depth) + project_cost);
     ctx->ParallelFor(runs, run_cost, [&](int64_t first_run, int64_t last_run) {
-      const int64_t first = first_run * rows / runs, last = last_run * rows / runs;
       ScratchBuffer<float> band(band_rows * row_len);
       int64_t band_n = -1, lo = 0, hi = -1;  // the band holds rows [lo, hi] of image band_n
       auto input_row = [&](int64_t, int64_t ih) { return band.get() + (ih - lo) * row_len; };
       std::vector<const float*> srcs(taps), tap_weights(taps);
-      for (int64_t row = first; row < last; ++row) {
+      emit_rows(first_run * rows / runs, last_run * rows / runs, [&](int64_t row, float* dst) {
         const int64_t n = row / g.out_rows, oh = row % g.out_rows;
         const int64_t top = oh * g.stride_rows - g.pad_top;
         const int64_t r0 = std::max<int64_t>(0, top);
@@ -1158,18 +1243,19 @@ class FusedExpandDepthwiseOp : public OpKernel {
           lo = r0;
           hi = new_hi;
         }
-        float* out_row = result + row * out_len;
-        direct.Row(n, oh, input_row, srcs.data(), tap_weights.data(), out_row);
-        epilogue_.ApplyRows(db, nullptr, g.out_cols, depth, out_row);
-      }
+        direct.Row(n, oh, input_row, srcs.data(), tap_weights.data(), dst);
+        epilogue_.ApplyRows(db, nullptr, g.out_cols, depth, dst);
+      });
     });
     return Status::OK();
   }
 
  private:
+  const bool project_;  // _GraphrtFusedInvertedResidual
   ConvAttrs attrs_;
-  FusedEpilogue expand_epilogue_, epilogue_;
-  std::unique_ptr<PackedWeights> weights_;  // a constant expansion filter's packing
+  FusedEpilogue expand_epilogue_, epilogue_, project_epilogue_;
+  // Constant filters' packings.
+  std::unique_ptr<PackedWeights> expand_weights_, project_weights_;
 };
 
 template <typename T>
@@ -1207,7 +1293,11 @@ void RegisterConvKernels(KernelRegistry* r) {
   r->Register(KernelDefBuilder("_GraphrtFusedExpandDepthwise")
                   .Device(kDeviceCpu)
                   .TypeConstraint<float>("T"),
-              MakeFactory<FusedExpandDepthwiseOp>());
+              MakeFactory<FusedInvertedResidualOp>());
+  r->Register(KernelDefBuilder("_GraphrtFusedInvertedResidual")
+                  .Device(kDeviceCpu)
+                  .TypeConstraint<float>("T"),
+              MakeFactory<FusedInvertedResidualOp>());
 }
 
 }  // namespace graphrt
