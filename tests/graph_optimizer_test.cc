@@ -375,6 +375,96 @@ TEST(GraphOptimizer, RemappingFusesInvertedResidualBlocks) {
   EXPECT_EQ(DecisionOf(fetched.report, "expand_act").op, "_FusedConv2D");
 }
 
+// A Mul whose only reader is a 1x1 convolution: one _GraphrtFusedChannelScaledConv2D that names
+// the Mul and the convolution's nodes, with their values (1e-5 relative: the scales may go into
+// the filter, which rounds each product differently). Covered: one scale per image and channel
+// into the filter (more pixels than output channels) and into the input (fewer), the scales as
+// the first operand, one scale row for two images, scales of unknown static shape (a Keras
+// squeeze-and-excitation block's), an elementwise Mul (multiplied out first), and a residual.
+TEST(GraphOptimizer, RemappingFusesChannelScalesIntoPointwiseConv) {
+  GRT_SKIP_WHEN_OPTIMIZER_OFF();
+  struct Case {
+    std::vector<int64_t> x, y;  // the Mul's operands
+    bool y_unknown;             // y's placeholder has no static shape
+    int64_t out;                // output channels
+    bool residual;
+  };
+  const Case cases[] = {
+      {{2, 9, 7, 16}, {2, 1, 1, 16}, false, 5, false},   // into the filter
+      {{1, 3, 3, 16}, {1, 1, 1, 16}, false, 24, false},  // into the input
+      {{2, 1, 1, 12}, {2, 6, 5, 12}, false, 7, true},    // scales first, residual
+      {{2, 6, 6, 8}, {1, 1, 1, 8}, false, 3, false},     // one row of scales for two images
+      {{1, 10, 10, 20}, {1, 1, 1, 20}, true, 6, false},  // unknown static shape
+      {{2, 4, 4, 8}, {2, 4, 4, 8}, true, 4, false},      // elementwise: multiplied out
+  };
+  int run = 0;
+  for (const Case& k : cases) {
+    SCOPED_TRACE(StrCat("case ", run));
+    const std::vector<int64_t>& image = k.x[1] == 1 && k.x[2] == 1 ? k.y : k.x;
+    const int64_t depth = image[3];
+    std::string graph =
+        Placeholder("x", k.x) +
+        (k.y_unknown ? "node { name: 'y' op: 'Placeholder' attr { key: 'dtype' "
+                       "value { type: DT_FLOAT } } }\n"
+                     : Placeholder("y", k.y)) +
+        FloatConst("w", {1, 1, depth, k.out}, Random(depth * k.out, 130 + run)) +
+        FloatConst("b", {k.out}, Random(k.out, 140 + run)) + Op("mul", "Mul", {"x", "y"}) +
+        Op("conv", "Conv2D", {"mul", "w"}, kConvAttrs) + Op("bias", "BiasAdd", {"conv", "b"});
+    std::string fetch = "bias";
+    std::string replaced = "mul (Mul), conv (Conv2D), bias (BiasAdd)";
+    std::vector<std::pair<std::string, Tensor>> feeds = {{"x", RandomTensor(k.x, 150 + run)},
+                                                         {"y", RandomTensor(k.y, 160 + run)}};
+    if (k.residual) {
+      std::vector<int64_t> out_dims = image;
+      out_dims[3] = k.out;
+      graph += Placeholder("r", out_dims) + Op("sum", "AddV2", {"bias", "r"});
+      feeds.push_back({"r", RandomTensor(out_dims, 170 + run)});
+      fetch = "sum";
+      replaced += ", sum (AddV2)";
+    }
+    SessionConfig off;
+    off.rewrite_options.remapping = false;
+    const RunResult plain = RunGraph(graph, feeds, {fetch}, off);
+    const RunResult fused = RunGraph(graph, feeds, {fetch}, SessionConfig());
+    ASSERT_EQ(plain.outputs.size(), 1u);
+    ASSERT_EQ(fused.outputs.size(), 1u);
+    ExpectNear(fused.outputs[0], plain.outputs[0], 1e-5f);
+    const PlacementDecision d = DecisionOf(fused.report, fetch);
+    EXPECT_EQ(d.op, "_GraphrtFusedChannelScaledConv2D");
+    EXPECT_TRUE(Contains(d.reason, replaced)) << d.reason;
+    ++run;
+  }
+  EXPECT_EQ(run, 6);
+
+  // An elementwise Mul of known shapes is left alone: nothing to gain.
+  const std::string elementwise = Placeholder("x", {1, 4, 4, 8}) + Placeholder("y", {1, 4, 4, 8}) +
+                                  FloatConst("w", {1, 1, 8, 2}, Random(16, 183)) +
+                                  FloatConst("b", {2}, {1, 2}) + Op("mul", "Mul", {"x", "y"}) +
+                                  Op("conv", "Conv2D", {"mul", "w"}, kConvAttrs) +
+                                  Op("bias", "BiasAdd", {"conv", "b"});
+  const RunResult left = RunGraph(
+      elementwise, {{"x", RandomTensor({1, 4, 4, 8}, 184)}, {"y", RandomTensor({1, 4, 4, 8}, 185)}},
+      {"bias"}, SessionConfig());
+  EXPECT_EQ(DecisionOf(left.report, "bias").op, "_FusedConv2D");
+
+  // Operands of the wrong depth: the convolution's error, not a crash.
+  const std::string graph = Placeholder("x", {1, 4, 4, 8}) + Placeholder("y", {1, 1, 1, 8}) +
+                            FloatConst("w", {1, 1, 6, 2}, Random(12, 180)) +
+                            FloatConst("b", {2}, {1, 2}) + Op("mul", "Mul", {"x", "y"}) +
+                            Op("conv", "Conv2D", {"mul", "w"}, kConvAttrs) +
+                            Op("bias", "BiasAdd", {"conv", "b"});
+  GraphDef g;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(graph, &g));
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(NewSession(SessionOptions(), &session).ok());
+  ASSERT_TRUE(session->Create(g).ok());
+  std::vector<Tensor> outputs;
+  const Status s =
+      session->Run({{"x", RandomTensor({1, 4, 4, 8}, 181)}, {"y", RandomTensor({1, 1, 1, 8}, 182)}},
+                   {"bias"}, {}, &outputs);
+  EXPECT_FALSE(s.ok());
+}
+
 // Keras's swish in a frozen graph (tf-keras 2.15): x * sigmoid(beta * x) with a Const beta of 1,
 // and tf.custom_gradient's IdentityN(result, x, beta) after it. Pruning removes the IdentityN,
 // and the swish then fuses into the convolution.

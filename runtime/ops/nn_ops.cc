@@ -148,6 +148,26 @@ Status ConvShape(InferenceContext* c, bool depthwise, int filter_input = 1) {
   return Status::OK();
 }
 
+// _GraphrtFusedChannelScaledConv2D: the broadcast of x and y (rank 4), its channels the
+// filter's outputs (the window is 1x1 with unit strides).
+Status ChannelScaledConvShape(InferenceContext* c) {
+  const PartialTensorShape& x = c->input(0);
+  const PartialTensorShape& y = c->input(1);
+  const PartialTensorShape& filter = c->input(2);
+  if (x.dims() != 4 || y.dims() != 4) {
+    c->set_output(0, PartialTensorShape());
+    return Status::OK();
+  }
+  std::vector<int64_t> dims(4);
+  for (int d = 0; d < 3; ++d) {
+    const int64_t a = x.dim_size(d), b = y.dim_size(d);
+    dims[d] = a == 1 ? b : b == 1 ? a : (a >= 0 ? a : b);
+  }
+  dims[3] = filter.dims() == 4 ? filter.dim_size(3) : kUnknownDim;
+  c->set_output(0, PartialTensorShape(std::move(dims)));
+  return Status::OK();
+}
+
 // MaxPool and AvgPool (ksize and strides attrs); MaxPoolV2 takes them as inputs 1 and 2.
 Status PoolShape(InferenceContext* c) {
   const PartialTensorShape& in = c->input(0);
@@ -430,6 +450,24 @@ void RegisterNnOps(OpRegistry* r) {
                     }
                     return Status::OK();
                   }));
+  // graphrt's remapper: a 1x1 _FusedConv2D of the product x * y (numpy broadcasting), the Mul
+  // fused in (kernels/cpu/conv_ops.cc: a squeeze-and-excitation block's scaling).
+  r->Register(OpDefBuilder("_GraphrtFusedChannelScaledConv2D")
+                  .Input("x: T")
+                  .Input("y: T")
+                  .Input("filter: T")
+                  .Input("args: num_args * T")
+                  .Output("output: T")
+                  .Attr("T: {float}")
+                  .Attr("num_args: int >= 1")
+                  .Attr("strides: list(int)")
+                  .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+                  .Attr("explicit_paddings: list(int) = []")
+                  .Attr("data_format: {'NHWC'} = 'NHWC'")
+                  .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                  .Attr("fused_ops: list(string) = []")
+                  .Attr("leakyrelu_alpha: float = 0.2")
+                  .SetShapeFn(ChannelScaledConvShape));
   r->Register(OpDefBuilder("_FusedMatMul")
                   .Input("a: T")
                   .Input("b: T")

@@ -121,6 +121,13 @@ ShapeMap InferSymbolicShapes(const OptimizerContext& ctx, const std::vector<Node
   return shapes;
 }
 
+// Output `output` of `n` in `shapes`, or an unknown shape.
+PartialTensorShape ShapeOf(const ShapeMap& shapes, const Node* n, int output) {
+  if (n->id() >= static_cast<int>(shapes.size())) return PartialTensorShape();
+  const auto& s = shapes[n->id()];
+  return output < static_cast<int>(s.size()) ? s[output] : PartialTensorShape();
+}
+
 // A residual Add after the bias node: its other input has the bias output's static shape
 // (symbolic shapes: InferSymbolicShapes), so that the fused kernel adds it element by element.
 // (The kernel checks the shapes again at run time.)
@@ -135,13 +142,8 @@ void MatchResidualAdd(const OptimizerContext& ctx, const ShapeMap& shapes, Patte
   if (a == nullptr || b == nullptr || (a->src == bias && b->src == bias)) return;
   const Edge* other = a->src == bias ? b : a;
   if (DeviceOf(ctx, other->src) != DeviceOf(ctx, bias)) return;
-  auto shape_of = [&](const Node* n, int output) -> PartialTensorShape {
-    if (n->id() >= static_cast<int>(shapes.size())) return PartialTensorShape();
-    const auto& s = shapes[n->id()];
-    return output < static_cast<int>(s.size()) ? s[output] : PartialTensorShape();
-  };
-  const PartialTensorShape mine = shape_of(bias, 0);
-  const PartialTensorShape theirs = shape_of(other->src, other->src_output);
+  const PartialTensorShape mine = ShapeOf(shapes, bias, 0);
+  const PartialTensorShape theirs = ShapeOf(shapes, other->src, other->src_output);
   if (!mine.IsFullyDefined() || !theirs.IsFullyDefined() ||
       mine.dim_sizes() != theirs.dim_sizes()) {
     return;
@@ -477,6 +479,63 @@ void CopyAttrs(const Node* from, std::initializer_list<const char*> names, const
   }
 }
 
+// A float Mul whose only reader is a 1x1 _FusedConv2D of unit strides and no padding (`conv`):
+// one _GraphrtFusedChannelScaledConv2D, named after the convolution. Its kernel takes the Mul's
+// operands in their order and, where one is an NHWC tensor and the other one scale per image
+// (or for all images) and channel ([N or 1, 1, 1, C], as a squeeze-and-excitation block's
+// sigmoid is), scales the filter's rows or the input as it goes instead of making the product
+// (sum over c of x[c] * (s[c] * w[c][o]) where that is cheaper, which rounds differently from
+// (x[c] * s[c]) * w[c][o] by an ulp or so of each product); any other operands it multiplies
+// out first, as the Mul would. Fused only where the static shapes do not rule the fast case
+// out (those of a Keras squeeze-and-excitation block are often unknown: its Reshape takes a
+// computed shape).
+Status FuseChannelScale(OptimizerContext* ctx, const ShapeMap& shapes, Node* conv,
+                        std::vector<RewriteRecord>* records) {
+  DataType t = ::tensorflow::DT_INVALID;
+  std::string format = "NHWC";
+  Tensor filter;
+  int64_t num_args = 0;
+  if (conv->op() != "_FusedConv2D" || !GetNodeAttr(conv->def(), "T", &t).ok() ||
+      t != ::tensorflow::DT_FLOAT || !GetNodeAttrOr(conv->def(), "data_format", &format).ok() ||
+      format != "NHWC" || !GetNodeAttr(conv->def(), "num_args", &num_args).ok() ||
+      !IsConst(InputNode(conv, 1), &filter) || filter.dims() != 4 || filter.dim_size(0) != 1 ||
+      filter.dim_size(1) != 1 || !UnitWindow(conv)) {
+    return Status::OK();
+  }
+  const Edge* in = conv->input_edge(0);
+  if (in == nullptr || in->src_output != 0 || in->src->op() != "Mul") return Status::OK();
+  Node* mul = in->src;
+  DataType mul_t = ::tensorflow::DT_INVALID;
+  const Edge* a = mul->input_edge(0);
+  const Edge* b = mul->input_edge(1);
+  if (!GetNodeAttr(mul->def(), "T", &mul_t).ok() || mul_t != ::tensorflow::DT_FLOAT ||
+      a == nullptr || b == nullptr) {
+    return Status::OK();
+  }
+  // Whether s may be one scale per image and channel of x ([N or 1, 1, 1, C]).
+  auto may_scale = [](const PartialTensorShape& x, const PartialTensorShape& s) {
+    if (s.unknown_rank()) return true;
+    if (s.dims() != 4) return false;
+    for (int d = 1; d <= 2; ++d) {
+      if (s.dim_size(d) > 1) return false;
+    }
+    return x.unknown_rank() || (x.dims() == 4 && (x.dim_size(1) != 1 || x.dim_size(2) != 1));
+  };
+  const PartialTensorShape sa = ShapeOf(shapes, a->src, a->src_output);
+  const PartialTensorShape sb = ShapeOf(shapes, b->src, b->src_output);
+  if (!may_scale(sa, sb) && !may_scale(sb, sa)) return Status::OK();
+  ::tensorflow::NodeDef def;
+  def.set_op("_GraphrtFusedChannelScaledConv2D");
+  CopyAttrs(conv,
+            {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations",
+             "fused_ops", "num_args", "leakyrelu_alpha"},
+            "", &def);
+  // Inputs: the Mul's two, the filter, then the convolution's arguments.
+  std::vector<std::pair<Node*, int>> inputs = {{mul, 0}, {mul, 1}, {conv, 1}};
+  for (int i = 0; i < num_args; ++i) inputs.push_back({conv, 2 + i});
+  return FusePair(ctx, mul, conv, std::move(def), inputs, records);
+}
+
 // A 1x1 _FusedConv2D of unit strides and no padding whose only reader is a
 // _FusedDepthwiseConv2dNative with multiplier 1 (`dw`), both without a residual: one
 // _GraphrtFusedExpandDepthwise, named after the depthwise node, that never makes the expanded
@@ -571,7 +630,16 @@ Status Remap(OptimizerContext* ctx, std::vector<RewriteRecord>* records) {
     MatchActivation(*ctx, &p);
     GRT_RETURN_IF_ERROR(Fuse(ctx, root, p, &shapes, records));
   }
-  // Then the fused convolutions in pairs.
+  // Then a per-channel scaling into the 1x1 convolution after it, and the fused convolutions in
+  // pairs.
+  std::vector<int> conv_ids;
+  for (Node* n : TopologicalOrder(*ctx->graph)) {
+    if (n->op() == "_FusedConv2D") conv_ids.push_back(n->id());
+  }
+  for (int id : conv_ids) {
+    Node* conv = ctx->graph->node(id);
+    if (conv != nullptr) GRT_RETURN_IF_ERROR(FuseChannelScale(ctx, shapes, conv, records));
+  }
   std::vector<int> fused_ids;
   for (Node* n : TopologicalOrder(*ctx->graph)) {
     if (n->op() == "_FusedDepthwiseConv2dNative") fused_ids.push_back(n->id());

@@ -27,6 +27,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "runtime/kernels/cpu/cwise_util.h"
 #include "runtime/kernels/cpu/fused_epilogue.h"
 #include "runtime/kernels/cpu/gemm.h"
 #include "runtime/kernels/cpu/nn_util.h"
@@ -1258,6 +1259,147 @@ class FusedInvertedResidualOp : public OpKernel {
   std::unique_ptr<PackedWeights> expand_weights_, project_weights_;
 };
 
+// x * y for BinaryBroadcast.
+struct ProductOf {
+  template <typename A, typename B>
+  static auto Apply(const A& a, const B& b) {
+    return a * b;
+  }
+};
+
+// _GraphrtFusedChannelScaledConv2D (the remapper's, float NHWC): a 1x1 convolution with unit
+// strides and no padding, and its epilogue, of the product x * y (numpy broadcasting). Where one
+// operand is an NHWC tensor and the other one scale per image (or for all images) and channel
+// ([N or 1, 1, 1, C]: a squeeze-and-excitation block's), the product is never made: an image
+// with at least as many pixels as output channels has the scales put into a copy of the
+// filter's rows (C x out_depth products instead of pixels x C), the others into a copy of the
+// image's input, which the constant filter's packing then multiplies as the two nodes would.
+// Other operands are multiplied out first, as the Mul would.
+class ChannelScaledConvOp : public OpKernel {
+ public:
+  enum Input { kX, kY, kFilter };
+
+  explicit ChannelScaledConvOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    GRT_CONSTRUCT_OK(ctx, attrs_.Parse(*ctx));
+    GRT_CONSTRUCT_OK(ctx, epilogue_.Parse(*ctx));
+    if (attrs_.format != DataFormat::kNHWC) {
+      ctx->SetStatus(Unimplemented("_GraphrtFusedChannelScaledConv2D takes NHWC"));
+      return;
+    }
+    if (ctx->input_is_constant(kFilter)) weights_ = std::make_unique<PackedWeights>();
+  }
+
+  Status Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(kX);
+    const Tensor& y = ctx->input(kY);
+    const Tensor& filter = ctx->input(kFilter);
+    // Whether s is one scale per image of t, or for all of them, and channel.
+    auto scales = [](const Tensor& t, const Tensor& s) {
+      return t.dims() == 4 && s.dims() == 4 &&
+             (s.dim_size(0) == t.dim_size(0) || s.dim_size(0) == 1) && s.dim_size(1) == 1 &&
+             s.dim_size(2) == 1 && s.dim_size(3) == t.dim_size(3);
+    };
+    Tensor image, scale;  // scale unset: none (the product made)
+    if (scales(x, y)) {
+      image = x;
+      scale = y;
+    } else if (scales(y, x)) {
+      image = y;
+      scale = x;
+    } else {
+      GRT_ASSIGN_OR_RETURN(BroadcastPlan plan, BroadcastPlan::Make({x.shape(), y.shape()}));
+      GRT_ASSIGN_OR_RETURN(image, Tensor::Allocate(::tensorflow::DT_FLOAT, plan.output_shape()));
+      BinaryBroadcast<ProductOf>(ctx, plan, x.data<float>(), y.data<float>(), image.data<float>(), 1);
+    }
+    if (image.dims() != 4) {
+      return InvalidArgument("convolution input must be 4-dimensional: ",
+                             image.shape().DebugString());
+    }
+    const int64_t batch = image.dim_size(0), depth = image.dim_size(3);
+    if (filter.dims() != 4 || filter.dim_size(0) != 1 || filter.dim_size(1) != 1 ||
+        filter.dim_size(2) != depth) {
+      return InvalidArgument("the filter must be [1, 1, ", depth, ", channels], got ",
+                             filter.shape().DebugString());
+    }
+    const int64_t out_depth = filter.dim_size(3);
+    Window2D g;
+    GRT_RETURN_IF_ERROR(attrs_.Geometry(image.shape(), 1, 1, &g));
+    if (g.out_rows != g.in_rows || g.out_cols != g.in_cols || g.pad_top != 0 || g.pad_left != 0) {
+      return Unimplemented("_GraphrtFusedChannelScaledConv2D takes unit strides, no padding");
+    }
+    const TensorShape out_shape = attrs_.OutputShape(g, out_depth);
+    const float* bias = nullptr;
+    const float* addend = nullptr;
+    GRT_RETURN_IF_ERROR(
+        epilogue_.Check(*ctx, out_shape, out_depth, "channels", &bias, &addend, kFilter + 1));
+    Tensor* out = nullptr;
+    GRT_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
+    if (out->NumElements() == 0) return Status::OK();
+
+    const CpuIsa isa = ActiveCpuIsa();
+    const float* w = filter.data<float>();
+    const int64_t pixels = g.in_rows * g.in_cols;
+    const bool scale_filter = scale.IsInitialized() && pixels >= out_depth;
+    PrepackedB packed;
+    if (!scale_filter && weights_ != nullptr) {
+      packed.packed = weights_->Get(isa, w, out_depth, 1, depth, out_depth);
+    }
+    // Without scales, all images as one product.
+    const int64_t images = scale.IsInitialized() ? batch : 1;
+    const int64_t rows = scale.IsInitialized() ? pixels : batch * pixels;
+    std::unique_ptr<ScratchBuffer<float>> scaled;
+    if (scale.IsInitialized()) {
+      scaled =
+          std::make_unique<ScratchBuffer<float>>(scale_filter ? depth * out_depth : pixels * depth);
+    }
+    for (int64_t n = 0; n < images; ++n) {
+      const float* xn = image.data<float>() + n * pixels * depth;
+      const float* a = xn;  // the product's A
+      const float* b = w;   // ... and B
+      PrepackedB b_packed = packed;
+      if (scale.IsInitialized()) {
+        const float* sn = scale.data<float>() + (scale.dim_size(0) == 1 ? 0 : n * depth);
+        if (scale_filter) {
+          for (int64_t c = 0; c < depth; ++c) {
+            ArrayMap<float>(scaled->get() + c * out_depth, out_depth) =
+                ConstArrayMap<float>(w + c * out_depth, out_depth) * sn[c];
+          }
+          b = scaled->get();
+          b_packed = {};
+        } else {
+          const ConstArrayMap<float> row_scale(sn, depth);
+          ctx->ParallelFor(pixels, depth, [&](int64_t first, int64_t last) {
+            for (int64_t p = first; p < last; ++p) {
+              ArrayMap<float>(scaled->get() + p * depth, depth) =
+                  ConstArrayMap<float>(xn + p * depth, depth) * row_scale;
+            }
+          });
+          a = scaled->get();
+        }
+      }
+      float* on = out->data<float>() + n * pixels * out_depth;
+      const float* an = addend == nullptr ? nullptr : addend + n * pixels * out_depth;
+      SgemmEpilogue tiles;
+      const bool in_tiles =
+          epilogue_.TileEpilogue(bias, an, &tiles) && SgemmEpilogueInRegisters(tiles.activation);
+      Gemm<float>(ctx, {a, rows, depth, depth}, false, {b, depth, out_depth, out_depth}, false,
+                  {on, rows, out_depth, out_depth}, b_packed, in_tiles ? &tiles : nullptr);
+      if (!in_tiles) {
+        FusedEpilogue::ForEachRowBlock(ctx, rows, out_depth, [&](int64_t r0, int64_t count) {
+          epilogue_.ApplyRows(bias, an == nullptr ? nullptr : an + r0 * out_depth, count, out_depth,
+                              on + r0 * out_depth);
+        });
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  ConvAttrs attrs_;
+  FusedEpilogue epilogue_;
+  std::unique_ptr<PackedWeights> weights_;  // a constant filter's packing
+};
+
 template <typename T>
 void RegisterConv2D(KernelRegistry* r) {
   r->Register(KernelDefBuilder("Conv2D").Device(kDeviceCpu).TypeConstraint<T>("T"),
@@ -1294,6 +1436,10 @@ void RegisterConvKernels(KernelRegistry* r) {
                   .Device(kDeviceCpu)
                   .TypeConstraint<float>("T"),
               MakeFactory<FusedInvertedResidualOp>());
+  r->Register(KernelDefBuilder("_GraphrtFusedChannelScaledConv2D")
+                  .Device(kDeviceCpu)
+                  .TypeConstraint<float>("T"),
+              MakeFactory<ChannelScaledConvOp>());
   r->Register(KernelDefBuilder("_GraphrtFusedInvertedResidual")
                   .Device(kDeviceCpu)
                   .TypeConstraint<float>("T"),

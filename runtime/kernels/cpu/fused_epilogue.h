@@ -109,11 +109,13 @@ class FusedEpilogue {
   }
 
   // Checks args[0] (the bias, `channels` long: `what` names them in the error) and args[1] (the
-  // residual, when there is one) against an output of shape `out` (inputs 2 and 3 of the
-  // kernel), and points *bias and *addend (null without a residual) at their values.
+  // residual, when there is one) against an output of shape `out` (inputs first_arg and
+  // first_arg + 1 of the kernel), and points *bias and *addend (null without a residual) at
+  // their values.
   Status Check(const OpKernelContext& ctx, const TensorShape& out, int64_t channels,
-               const char* what, const float** bias, const float** addend) const {
-    const Tensor& b = ctx.input(2);
+               const char* what, const float** bias, const float** addend,
+               int first_arg = 2) const {
+    const Tensor& b = ctx.input(first_arg);
     if (b.dims() != 1 || b.dim_size(0) != channels) {
       return InvalidArgument("bias must be a vector of the output's ", channels, " ", what,
                              ", got ", b.shape().DebugString());
@@ -121,7 +123,7 @@ class FusedEpilogue {
     *bias = b.data<float>();
     *addend = nullptr;
     if (residual_) {
-      const Tensor& other = ctx.input(3);
+      const Tensor& other = ctx.input(first_arg + 1);
       if (other.shape() != out) {
         return InvalidArgument("the residual addend has shape ", other.shape().DebugString(),
                                ", the output ", out.DebugString());
