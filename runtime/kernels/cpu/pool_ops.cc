@@ -18,7 +18,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "runtime/kernels/cpu/cpu_isa.h"
 #include "runtime/kernels/cpu/nn_util.h"
+#include "runtime/kernels/cpu/tap_sum.h"
 #include "runtime/kernels/kernel_registry.h"
 
 namespace graphrt {
@@ -184,15 +186,49 @@ void PoolNhwc(const OpKernelContext* ctx, const Window2D& g, const T* in, T* out
   using TVector = Eigen::Array<T, Eigen::Dynamic, 1>;
   const int64_t depth = g.depth;
   const int64_t cost = g.out_cols * g.window_rows * g.window_cols * depth;
+  // float on the AVX2 / AVX-512 paths: the columns whose windows lie inside the image
+  // ([inner0, inner1)) in registers, all taps of a few pixels at a time (tap_sum.h), the same
+  // operations in the same order as the loops below.
+  const CpuIsa isa = ActiveCpuIsa();
+  const bool vector_taps = std::is_same_v<T, float> && HasTapSum(isa);
+  const int64_t inner0 = std::min(g.out_cols, (g.pad_left + g.stride_cols - 1) / g.stride_cols);
+  const int64_t last_start = g.in_cols - g.window_cols + g.pad_left;  // padded column
+  const int64_t inner1 =
+      !vector_taps || last_start < 0
+          ? inner0
+          : std::max(inner0, std::min(g.out_cols, last_start / g.stride_cols + 1));
   ctx->ParallelFor(g.batch * g.out_rows, cost, [&](int64_t first, int64_t last) {
     // half and bfloat16 sums accumulate in float.
     Vector acc(kKind == PoolKind::kAvg && kIsReducedFloat<T> ? depth : 0);
+    std::vector<const float*> srcs(vector_taps ? g.window_rows * g.window_cols : 0);
     for (int64_t row = first; row < last; ++row) {
       const int64_t n = row / g.out_rows, oh = row % g.out_rows;
       const int64_t h_start = oh * g.stride_rows - g.pad_top;
       const int64_t h0 = std::max<int64_t>(h_start, 0);
       const int64_t h1 = std::min(h_start + g.window_rows, g.in_rows);
+      if constexpr (std::is_same_v<T, float>) {
+        if (inner1 > inner0 && h1 > h0) {
+          int64_t taps = 0;
+          for (int64_t ih = h0; ih < h1; ++ih) {
+            for (int64_t kw = 0; kw < g.window_cols; ++kw) {
+              srcs[taps++] = in + ((n * g.in_rows + ih) * g.in_cols + inner0 * g.stride_cols -
+                                   g.pad_left + kw) *
+                                      depth;
+            }
+          }
+          T* dst = out + (row * g.out_cols + inner0) * depth;
+          if constexpr (kKind == PoolKind::kMax) {
+            TapMaxPixels(isa, srcs.data(), taps, inner1 - inner0, depth, g.stride_cols * depth,
+                         dst);
+          } else {
+            TapMeanPixels(isa, srcs.data(), taps, inner1 - inner0, depth, g.stride_cols * depth,
+                          static_cast<float>(taps), dst);
+          }
+        }
+      }
       for (int64_t ow = 0; ow < g.out_cols; ++ow) {
+        if (ow == inner0 && h1 > h0) ow = inner1;
+        if (ow >= g.out_cols) break;
         const int64_t w_start = ow * g.stride_cols - g.pad_left;
         const int64_t w0 = std::max<int64_t>(w_start, 0);
         const int64_t w1 = std::min(w_start + g.window_cols, g.in_cols);

@@ -151,6 +151,77 @@ TEST(PoolOpsTest, FloatMaxMatchesDouble) {
   }
 }
 
+// float pooling over channel counts that fill the vector kernels (tap_sum.h: four vectors, three,
+// and a tail) gives, bit for bit, a plain loop's result: the max as std::max from the first tap on
+// (a NaN taken first stays, a NaN coming later is passed over), the mean as the taps added in
+// order from 0 and divided by their count. Strides, SAME and VALID, 1 and 2 threads.
+TEST(PoolOpsTest, FloatPoolingOverWideChannelsMatchesPlainLoops) {
+  const int64_t batch = 2, rows = 9, cols = 11, depth = 4 * 16 + 3 * 16 + 5;
+  std::vector<float> x = RandomValues(batch * rows * cols * depth, 21);
+  for (size_t i = 0; i < x.size(); i += 97) x[i] = std::nanf("");
+  const Tensor input = MakeTensor<float>({batch, rows, cols, depth}, x);
+  struct Case {
+    int64_t window_rows, window_cols, stride;
+    const char* padding;
+  };
+  int cases = 0;
+  for (const Case& c : {Case{3, 3, 1, "SAME"}, Case{3, 3, 2, "VALID"}, Case{2, 2, 2, "SAME"},
+                        Case{3, 2, 1, "VALID"}, Case{5, 5, 2, "SAME"}}) {
+    for (const char* op : {"MaxPool", "AvgPool"}) {
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(StrCat(op, " ", c.window_rows, "x", c.window_cols, " stride ", c.stride, " ",
+                            c.padding, ", ", threads, " threads"));
+        StatusOr<Tensor> got = Pool(op, input, {1, c.window_rows, c.window_cols, 1},
+                                    {1, c.stride, c.stride, 1}, c.padding, "NHWC", {}, threads);
+        ASSERT_TRUE(got.ok()) << got.status();
+        const bool same = std::string(c.padding) == "SAME";
+        const int64_t out_rows =
+            same ? (rows + c.stride - 1) / c.stride : (rows - c.window_rows) / c.stride + 1;
+        const int64_t out_cols =
+            same ? (cols + c.stride - 1) / c.stride : (cols - c.window_cols) / c.stride + 1;
+        ASSERT_EQ(got->shape(), TensorShape({batch, out_rows, out_cols, depth}));
+        const int64_t pad_top =
+            same ? std::max<int64_t>(0, (out_rows - 1) * c.stride + c.window_rows - rows) / 2 : 0;
+        const int64_t pad_left =
+            same ? std::max<int64_t>(0, (out_cols - 1) * c.stride + c.window_cols - cols) / 2 : 0;
+        int64_t mismatches = 0;
+        for (int64_t n = 0; n < batch; ++n) {
+          for (int64_t oh = 0; oh < out_rows; ++oh) {
+            for (int64_t ow = 0; ow < out_cols; ++ow) {
+              for (int64_t k = 0; k < depth; ++k) {
+                float acc = 0;
+                int64_t count = 0;
+                for (int64_t ih = oh * c.stride - pad_top;
+                     ih < oh * c.stride - pad_top + c.window_rows; ++ih) {
+                  for (int64_t iw = ow * c.stride - pad_left;
+                       iw < ow * c.stride - pad_left + c.window_cols; ++iw) {
+                    if (ih < 0 || ih >= rows || iw < 0 || iw >= cols) continue;
+                    const float v = x[((n * rows + ih) * cols + iw) * depth + k];
+                    if (std::string(op) == "MaxPool") {
+                      acc = count == 0 ? v : std::max(acc, v);
+                    } else {
+                      acc += v;
+                    }
+                    ++count;
+                  }
+                }
+                if (std::string(op) == "AvgPool") acc /= static_cast<float>(count);
+                const float y =
+                    got->data<float>()[((n * out_rows + oh) * out_cols + ow) * depth + k];
+                const bool equal = std::isnan(acc) ? std::isnan(y) : y == acc;
+                mismatches += !equal;
+              }
+            }
+          }
+        }
+        EXPECT_EQ(mismatches, 0);
+        ++cases;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 20);
+}
+
 // NCHW (rejected by TensorFlow's CPU kernels) gives the NHWC result, transposed.
 TEST(PoolOpsTest, NchwMatchesNhwc) {
   const int64_t n = 2, h = 9, w = 7, c = 5;

@@ -8,7 +8,11 @@
 //   wide, given per window row: out[p * depth + c] = sum over rows r and kw < window_cols of
 //   srcs[r][(p + kw) * depth + c] * weights[r][kw * depth + c]. Each input vector is loaded once
 //   for the outputs that use it and the weights stay in registers; the sums are TapSumPixels'
-//   bit for bit (the same multiply-adds in the same order).
+//   bit for bit (the same multiply-adds in the same order);
+// - TapMaxPixels / TapMeanPixels: pooling's TapSumPixels, without weights. The max is
+//   maxps(srcs[t][i], acc) over t from acc = srcs[0][i] on (a NaN already taken stays, a NaN
+//   coming in is passed over: pool_ops.cc's order); the mean adds the taps in order from 0 and
+//   divides the sum by `divisor` once.
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_TAP_SUM_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_TAP_SUM_H_
 
@@ -33,6 +37,10 @@ void TapSumPixels(const float* const* srcs, const float* const* weights, int64_t
                   int64_t pixels, int64_t depth, int64_t step, float* out);
 void TapRows(const float* const* srcs, const float* const* weights, int64_t rows, int window_cols,
              int64_t pixels, int64_t depth, float* out);
+void TapMaxPixels(const float* const* srcs, int64_t taps, int64_t pixels, int64_t depth,
+                  int64_t step, float* out);
+void TapMeanPixels(const float* const* srcs, int64_t taps, int64_t pixels, int64_t depth,
+                   int64_t step, float divisor, float* out);
 }  // namespace avx2
 namespace avx512 {
 void TapSum(const float* const* srcs, const float* const* weights, int64_t taps, int64_t len,
@@ -41,6 +49,10 @@ void TapSumPixels(const float* const* srcs, const float* const* weights, int64_t
                   int64_t pixels, int64_t depth, int64_t step, float* out);
 void TapRows(const float* const* srcs, const float* const* weights, int64_t rows, int window_cols,
              int64_t pixels, int64_t depth, float* out);
+void TapMaxPixels(const float* const* srcs, int64_t taps, int64_t pixels, int64_t depth,
+                  int64_t step, float* out);
+void TapMeanPixels(const float* const* srcs, int64_t taps, int64_t pixels, int64_t depth,
+                   int64_t step, float divisor, float* out);
 }  // namespace avx512
 }  // namespace isa
 
@@ -61,6 +73,26 @@ inline void TapSumPixels(CpuIsa isa, const float* const* srcs, const float* cons
     isa::avx512::TapSumPixels(srcs, weights, taps, pixels, depth, step, out);
   } else {
     isa::avx2::TapSumPixels(srcs, weights, taps, pixels, depth, step, out);
+  }
+}
+
+// Runs the TapMaxPixels of `isa` (taps >= 1). REQUIRES: HasTapSum(isa) and the CPU runs it.
+inline void TapMaxPixels(CpuIsa isa, const float* const* srcs, int64_t taps, int64_t pixels,
+                         int64_t depth, int64_t step, float* out) {
+  if (isa == CpuIsa::kAvx512) {
+    isa::avx512::TapMaxPixels(srcs, taps, pixels, depth, step, out);
+  } else {
+    isa::avx2::TapMaxPixels(srcs, taps, pixels, depth, step, out);
+  }
+}
+
+// Runs the TapMeanPixels of `isa`. REQUIRES: HasTapSum(isa) and the CPU runs it.
+inline void TapMeanPixels(CpuIsa isa, const float* const* srcs, int64_t taps, int64_t pixels,
+                          int64_t depth, int64_t step, float divisor, float* out) {
+  if (isa == CpuIsa::kAvx512) {
+    isa::avx512::TapMeanPixels(srcs, taps, pixels, depth, step, divisor, out);
+  } else {
+    isa::avx2::TapMeanPixels(srcs, taps, pixels, depth, step, divisor, out);
   }
 }
 

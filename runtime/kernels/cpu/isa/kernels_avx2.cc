@@ -30,6 +30,8 @@ inline V Add(V x, V y) { return _mm256_add_ps(x, y); }
 inline V Mul(V x, V y) { return _mm256_mul_ps(x, y); }
 inline V Sub(V x, V y) { return _mm256_sub_ps(x, y); }
 inline V Div(V x, V y) { return _mm256_div_ps(x, y); }
+// maxps: y where either is NaN.
+inline V MaxPs(V x, V y) { return _mm256_max_ps(x, y); }
 // 2^n for integer-valued n in [-126, 127]; infinity for n = 128.
 inline V Pow2(V n) {
   return _mm256_castsi256_ps(

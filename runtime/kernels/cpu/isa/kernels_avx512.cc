@@ -31,6 +31,8 @@ inline V Add(V x, V y) { return _mm512_add_ps(x, y); }
 inline V Mul(V x, V y) { return _mm512_mul_ps(x, y); }
 inline V Sub(V x, V y) { return _mm512_sub_ps(x, y); }
 inline V Div(V x, V y) { return _mm512_div_ps(x, y); }
+// maxps: y where either is NaN.
+inline V MaxPs(V x, V y) { return _mm512_maskz_max_ps(0xFFFF, x, y); }  // (see Pow2)
 // 2^n for integer-valued n in [-126, 127]; infinity for n = 128. (The zero-masked forms: GCC 12
 // warns that the unmasked ones read an undefined vector.)
 inline V Pow2(V n) {
