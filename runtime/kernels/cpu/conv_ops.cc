@@ -1217,9 +1217,11 @@ class FusedInvertedResidualOp : public OpKernel {
     const int64_t band_rows = std::min(
         g.in_rows,
         std::max(span, kBandBytes / std::max<int64_t>(1, row_len * int64_t{sizeof(float)})));
-    // One contiguous run of output rows per thread: a run's first band computes the rows it
-    // shares with the run before it again.
-    const int64_t runs = std::min<int64_t>(ctx->device()->intra_op_threads(), rows);
+    // Contiguous runs of output rows: one per image where there are at least as many images as
+    // threads (the threads then take them as they come free), else one per thread (a run's first
+    // band computes the rows it shares with the run before it again).
+    const int64_t runs =
+        std::min<int64_t>(std::max<int64_t>(ctx->device()->intra_op_threads(), g.batch), rows);
     const int64_t run_cost = rows / runs * (dw_len * (taps + 2 * in_depth) + project_cost);
     ctx->ParallelFor(runs, run_cost, [&](int64_t first_run, int64_t last_run) {
       ScratchBuffer<float> band(band_rows * row_len);
@@ -1309,7 +1311,8 @@ class ChannelScaledConvOp : public OpKernel {
     } else {
       GRT_ASSIGN_OR_RETURN(BroadcastPlan plan, BroadcastPlan::Make({x.shape(), y.shape()}));
       GRT_ASSIGN_OR_RETURN(image, Tensor::Allocate(::tensorflow::DT_FLOAT, plan.output_shape()));
-      BinaryBroadcast<ProductOf>(ctx, plan, x.data<float>(), y.data<float>(), image.data<float>(), 1);
+      BinaryBroadcast<ProductOf>(ctx, plan, x.data<float>(), y.data<float>(), image.data<float>(),
+                                 1);
     }
     if (image.dims() != 4) {
       return InvalidArgument("convolution input must be 4-dimensional: ",
@@ -1340,57 +1343,76 @@ class ChannelScaledConvOp : public OpKernel {
     const float* w = filter.data<float>();
     const int64_t pixels = g.in_rows * g.in_cols;
     const bool scale_filter = scale.IsInitialized() && pixels >= out_depth;
-    PrepackedB packed;
-    if (!scale_filter && weights_ != nullptr) {
-      packed.packed = weights_->Get(isa, w, out_depth, 1, depth, out_depth);
-    }
-    // Without scales, all images as one product.
-    const int64_t images = scale.IsInitialized() ? batch : 1;
-    const int64_t rows = scale.IsInitialized() ? pixels : batch * pixels;
-    std::unique_ptr<ScratchBuffer<float>> scaled;
-    if (scale.IsInitialized()) {
-      scaled =
-          std::make_unique<ScratchBuffer<float>>(scale_filter ? depth * out_depth : pixels * depth);
-    }
-    for (int64_t n = 0; n < images; ++n) {
-      const float* xn = image.data<float>() + n * pixels * depth;
-      const float* a = xn;  // the product's A
-      const float* b = w;   // ... and B
-      PrepackedB b_packed = packed;
-      if (scale.IsInitialized()) {
-        const float* sn = scale.data<float>() + (scale.dim_size(0) == 1 ? 0 : n * depth);
-        if (scale_filter) {
-          for (int64_t c = 0; c < depth; ++c) {
-            ArrayMap<float>(scaled->get() + c * out_depth, out_depth) =
-                ConstArrayMap<float>(w + c * out_depth, out_depth) * sn[c];
-          }
-          b = scaled->get();
-          b_packed = {};
-        } else {
-          const ConstArrayMap<float> row_scale(sn, depth);
-          ctx->ParallelFor(pixels, depth, [&](int64_t first, int64_t last) {
-            for (int64_t p = first; p < last; ++p) {
-              ArrayMap<float>(scaled->get() + p * depth, depth) =
-                  ConstArrayMap<float>(xn + p * depth, depth) * row_scale;
-            }
-          });
-          a = scaled->get();
-        }
-      }
-      float* on = out->data<float>() + n * pixels * out_depth;
-      const float* an = addend == nullptr ? nullptr : addend + n * pixels * out_depth;
+    float* result = out->data<float>();
+    // The product of `count` rows of A from row `first` on by B into the output's same rows, then
+    // the epilogue; on this thread, or shared out.
+    auto product = [&](const float* a, const float* b, PrepackedB b_packed, int64_t first,
+                       int64_t count, bool this_thread) {
+      float* dst = result + first * out_depth;
+      const float* rows_addend = addend == nullptr ? nullptr : addend + first * out_depth;
       SgemmEpilogue tiles;
-      const bool in_tiles =
-          epilogue_.TileEpilogue(bias, an, &tiles) && SgemmEpilogueInRegisters(tiles.activation);
-      Gemm<float>(ctx, {a, rows, depth, depth}, false, {b, depth, out_depth, out_depth}, false,
-                  {on, rows, out_depth, out_depth}, b_packed, in_tiles ? &tiles : nullptr);
+      const bool in_tiles = epilogue_.TileEpilogue(bias, rows_addend, &tiles) &&
+                            SgemmEpilogueInRegisters(tiles.activation);
+      const MatrixRef<const float> am{a, count, depth, depth};
+      const MatrixRef<const float> bm{b, depth, out_depth, out_depth};
+      const MatrixRef<float> cm{dst, count, out_depth, out_depth};
+      if (this_thread) {
+        GemmOnThisThread<float>(am, false, bm, false, cm, b_packed, in_tiles ? &tiles : nullptr);
+        if (!in_tiles) epilogue_.ApplyRows(bias, rows_addend, count, out_depth, dst);
+        return;
+      }
+      Gemm<float>(ctx, am, false, bm, false, cm, b_packed, in_tiles ? &tiles : nullptr);
       if (!in_tiles) {
-        FusedEpilogue::ForEachRowBlock(ctx, rows, out_depth, [&](int64_t r0, int64_t count) {
-          epilogue_.ApplyRows(bias, an == nullptr ? nullptr : an + r0 * out_depth, count, out_depth,
-                              on + r0 * out_depth);
+        FusedEpilogue::ForEachRowBlock(ctx, count, out_depth, [&](int64_t r0, int64_t n) {
+          epilogue_.ApplyRows(bias, rows_addend == nullptr ? nullptr : rows_addend + r0 * out_depth,
+                              n, out_depth, dst + r0 * out_depth);
         });
       }
+    };
+    auto scales_of = [&](int64_t n) {
+      return scale.data<float>() + (scale.dim_size(0) == 1 ? 0 : n * depth);
+    };
+    if (scale_filter) {
+      // Each image's own filter: the images shared out over the threads when there are enough
+      // of them, else each product is.
+      auto image_product = [&](int64_t n, float* filter_copy, bool this_thread) {
+        const float* sn = scales_of(n);
+        for (int64_t c = 0; c < depth; ++c) {
+          ArrayMap<float>(filter_copy + c * out_depth, out_depth) =
+              ConstArrayMap<float>(w + c * out_depth, out_depth) * sn[c];
+        }
+        product(image.data<float>() + n * pixels * depth, filter_copy, {}, n * pixels, pixels,
+                this_thread);
+      };
+      if (batch >= ctx->device()->intra_op_threads() && batch > 1) {
+        ctx->ParallelFor(batch, pixels * depth * out_depth, [&](int64_t first, int64_t last) {
+          ScratchBuffer<float> filter_copy(depth * out_depth);
+          for (int64_t n = first; n < last; ++n) image_product(n, filter_copy.get(), true);
+        });
+      } else {
+        ScratchBuffer<float> filter_copy(depth * out_depth);
+        for (int64_t n = 0; n < batch; ++n) image_product(n, filter_copy.get(), false);
+      }
+      return Status::OK();
     }
+    // The scaled input (or the product made above) times the constant filter's packing, all
+    // images as one product.
+    PrepackedB packed;
+    if (weights_ != nullptr) packed.packed = weights_->Get(isa, w, out_depth, 1, depth, out_depth);
+    const float* a = image.data<float>();
+    std::unique_ptr<ScratchBuffer<float>> scaled;
+    if (scale.IsInitialized()) {
+      scaled = std::make_unique<ScratchBuffer<float>>(batch * pixels * depth);
+      ctx->ParallelFor(batch * pixels, depth, [&](int64_t first, int64_t last) {
+        for (int64_t p = first; p < last; ++p) {
+          ArrayMap<float>(scaled->get() + p * depth, depth) =
+              ConstArrayMap<float>(a + p * depth, depth) *
+              ConstArrayMap<float>(scales_of(p / pixels), depth);
+        }
+      });
+      a = scaled->get();
+    }
+    product(a, w, packed, 0, batch * pixels, false);
     return Status::OK();
   }
 
