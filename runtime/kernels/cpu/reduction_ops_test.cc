@@ -288,6 +288,54 @@ TEST(ReductionOpsTest, OuterReductionOfFewColumns) {
   EXPECT_EQ(Values<bool>(*all), (std::vector<bool>{true, false}));
 }
 
+// float Sum and Mean over the outer dims of wide rows (the vector paths' ColumnSums: four
+// vectors, one, and a tail) give, bit for bit, the rows added in order from 0 (divided once by the
+// count for Mean): a squeeze-and-excitation block's Mean over height and width, and a Sum over
+// the leading dim. 1 and 2 threads.
+TEST(ReductionOpsTest, FloatOuterSumsMatchAddingRowsInOrder) {
+  const int64_t batch = 2, rows = 13, cols = 11, depth = 4 * 16 + 16 + 5;
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  std::vector<float> x(static_cast<size_t>(batch * rows * cols * depth));
+  for (float& v : x) v = dist(gen);
+  const Tensor input = MakeTensor<float>(TensorShape({batch, rows, cols, depth}), x);
+  int cases = 0;
+  for (const char* op : {"Sum", "Mean"}) {
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(StrCat(op, ", ", threads, " threads"));
+      StatusOr<Tensor> got = Reduce(op, input, Axes({1, 2}), /*keep_dims=*/true, threads);
+      ASSERT_TRUE(got.ok()) << got.status();
+      ASSERT_EQ(got->shape(), TensorShape({batch, 1, 1, depth}));
+      int64_t mismatches = 0;
+      for (int64_t n = 0; n < batch; ++n) {
+        for (int64_t k = 0; k < depth; ++k) {
+          float acc = 0;
+          for (int64_t p = 0; p < rows * cols; ++p) acc += x[(n * rows * cols + p) * depth + k];
+          if (std::string(op) == "Mean") acc /= static_cast<float>(rows * cols);
+          mismatches += got->data<float>()[n * depth + k] != acc;
+        }
+      }
+      EXPECT_EQ(mismatches, 0);
+      ++cases;
+    }
+  }
+  // Over the leading dim of [rows, wide].
+  const int64_t wide = 3 * 64 + 7;
+  std::vector<float> y(static_cast<size_t>(rows * cols * wide));
+  for (float& v : y) v = dist(gen);
+  const Tensor m = MakeTensor<float>(TensorShape({rows * cols, wide}), y);
+  StatusOr<Tensor> sum = Reduce("Sum", m, Axes({0}));
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  int64_t mismatches = 0;
+  for (int64_t k = 0; k < wide; ++k) {
+    float acc = 0;
+    for (int64_t r = 0; r < rows * cols; ++r) acc += y[r * wide + k];
+    mismatches += sum->data<float>()[k] != acc;
+  }
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_EQ(cases, 4);
+}
+
 TEST(ReductionOpsTest, LongHalfRunsAreWidenedInChunks) {
   std::vector<double> v(3000);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i % 500) - 250;

@@ -12,7 +12,10 @@
 // - TapMaxPixels / TapMeanPixels: pooling's TapSumPixels, without weights. The max is
 //   maxps(srcs[t][i], acc) over t from acc = srcs[0][i] on (a NaN already taken stays, a NaN
 //   coming in is passed over: pool_ops.cc's order); the mean adds the taps in order from 0 and
-//   divides the sum by `divisor` once.
+//   divides the sum by `divisor` once;
+// - ColumnSums: acc[i] += src[r * stride + i] for r = 0, 1, ..., rows - 1 in turn, i in [0, n):
+//   a Sum or Mean over the outer dim of a row-major tensor (reduction_ops.cc), the sums in
+//   registers across the rows.
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_TAP_SUM_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_TAP_SUM_H_
 
@@ -41,6 +44,7 @@ void TapMaxPixels(const float* const* srcs, int64_t taps, int64_t pixels, int64_
                   int64_t step, float* out);
 void TapMeanPixels(const float* const* srcs, int64_t taps, int64_t pixels, int64_t depth,
                    int64_t step, float divisor, float* out);
+void ColumnSums(const float* src, int64_t rows, int64_t stride, int64_t n, float* acc);
 }  // namespace avx2
 namespace avx512 {
 void TapSum(const float* const* srcs, const float* const* weights, int64_t taps, int64_t len,
@@ -53,6 +57,7 @@ void TapMaxPixels(const float* const* srcs, int64_t taps, int64_t pixels, int64_
                   int64_t step, float* out);
 void TapMeanPixels(const float* const* srcs, int64_t taps, int64_t pixels, int64_t depth,
                    int64_t step, float divisor, float* out);
+void ColumnSums(const float* src, int64_t rows, int64_t stride, int64_t n, float* acc);
 }  // namespace avx512
 }  // namespace isa
 
@@ -93,6 +98,16 @@ inline void TapMeanPixels(CpuIsa isa, const float* const* srcs, int64_t taps, in
     isa::avx512::TapMeanPixels(srcs, taps, pixels, depth, step, divisor, out);
   } else {
     isa::avx2::TapMeanPixels(srcs, taps, pixels, depth, step, divisor, out);
+  }
+}
+
+// Runs the ColumnSums of `isa`. REQUIRES: HasTapSum(isa) and the CPU runs it.
+inline void ColumnSums(CpuIsa isa, const float* src, int64_t rows, int64_t stride, int64_t n,
+                       float* acc) {
+  if (isa == CpuIsa::kAvx512) {
+    isa::avx512::ColumnSums(src, rows, stride, n, acc);
+  } else {
+    isa::avx2::ColumnSums(src, rows, stride, n, acc);
   }
 }
 
