@@ -258,8 +258,40 @@ Status ResizeShape(InferenceContext* c) {
 
 // The inputs and attrs graphrt's int8 convolutions share (int8_ops.cc): a float NHWC input, a
 // qint8 filter with its Dequantize range per `axis` (or -1), and _FusedConv2D's epilogue.
+// The window attrs of graphrt's own NHWC-only convolution ops.
+OpDefBuilder& NhwcWindowAttrs(OpDefBuilder&& b) {
+  return b.Attr("strides: list(int)")
+      .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+      .Attr("explicit_paddings: list(int) = []")
+      .Attr("data_format: {'NHWC'} = 'NHWC'")
+      .Attr("dilations: list(int) = [1, 1, 1, 1]");
+}
+
+// The inputs and attrs of _GraphrtFusedExpandDepthwise, which _GraphrtFusedInvertedResidual
+// starts with: the expansion's filter, bias and epilogue (expand_*), then the depthwise node's.
+OpDefBuilder ExpandDepthwiseDef(const char* name) {
+  return std::move(NhwcWindowAttrs(OpDefBuilder(name))
+                       .Input("input: T")
+                       .Input("expand_filter: T")
+                       .Input("expand_bias: T")
+                       .Input("filter: T")
+                       .Input("bias: T")
+                       .Attr("T: {float}")
+                       .Attr("expand_num_args: int = 1")
+                       .Attr("expand_fused_ops: list(string) = []")
+                       .Attr("expand_leakyrelu_alpha: float = 0.2")
+                       .Attr("num_args: int = 1")
+                       .Attr("fused_ops: list(string) = []")
+                       .Attr("leakyrelu_alpha: float = 0.2")
+                       .Attr("strides: list(int)")
+                       .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+                       .Attr("explicit_paddings: list(int) = []")
+                       .Attr("data_format: {'NHWC'} = 'NHWC'")
+                       .Attr("dilations: list(int) = [1, 1, 1, 1]"));
+}
+
 OpDefBuilder QuantizedConvDef(const char* name, int64_t channel_axis) {
-  return std::move(OpDefBuilder(name)
+  return std::move(NhwcWindowAttrs(OpDefBuilder(name))
                        .Input("input: Tinput")
                        .Input("filter: qint8")
                        .Input("filter_min: float")
@@ -269,11 +301,6 @@ OpDefBuilder QuantizedConvDef(const char* name, int64_t channel_axis) {
                        .Attr("Tinput: {float, quint8} = DT_FLOAT")
                        .Attr("Toutput: {float, quint8} = DT_FLOAT")
                        .Attr("num_args: int >= 0 = 0")
-                       .Attr("strides: list(int)")
-                       .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
-                       .Attr("explicit_paddings: list(int) = []")
-                       .Attr("data_format: {'NHWC'} = 'NHWC'")
-                       .Attr("dilations: list(int) = [1, 1, 1, 1]")
                        .Attr("fused_ops: list(string) = []")
                        .Attr("leakyrelu_alpha: float = 0.2")
                        .Attr(StrCat("axis: int = ", channel_axis)));
@@ -393,53 +420,19 @@ void RegisterNnOps(OpRegistry* r) {
   // graphrt's remapper: a 1x1 _FusedConv2D (expand_*: its filter, bias and epilogue) whose only
   // reader is a _FusedDepthwiseConv2dNative with multiplier 1, as one node that never makes the
   // expanded tensor whole (kernels/cpu/conv_ops.cc). Neither epilogue has a residual Add.
-  r->Register(OpDefBuilder("_GraphrtFusedExpandDepthwise")
-                  .Input("input: T")
-                  .Input("expand_filter: T")
-                  .Input("expand_bias: T")
-                  .Input("filter: T")
-                  .Input("bias: T")
+  r->Register(ExpandDepthwiseDef("_GraphrtFusedExpandDepthwise")
                   .Output("output: T")
-                  .Attr("T: {float}")
-                  .Attr("expand_num_args: int = 1")
-                  .Attr("expand_fused_ops: list(string) = []")
-                  .Attr("expand_leakyrelu_alpha: float = 0.2")
-                  .Attr("num_args: int = 1")
-                  .Attr("fused_ops: list(string) = []")
-                  .Attr("leakyrelu_alpha: float = 0.2")
-                  .Attr("strides: list(int)")
-                  .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
-                  .Attr("explicit_paddings: list(int) = []")
-                  .Attr("data_format: {'NHWC'} = 'NHWC'")
-                  .Attr("dilations: list(int) = [1, 1, 1, 1]")
                   .SetShapeFn([](InferenceContext* c) { return ConvShape(c, true, 3); }));
   // The same with the 1x1 convolution that reads the depthwise output (project_*: its filter,
   // then bias and optional residual addend, and epilogue) fused in too: a whole inverted residual
   // block.
-  r->Register(OpDefBuilder("_GraphrtFusedInvertedResidual")
-                  .Input("input: T")
-                  .Input("expand_filter: T")
-                  .Input("expand_bias: T")
-                  .Input("filter: T")
-                  .Input("bias: T")
+  r->Register(ExpandDepthwiseDef("_GraphrtFusedInvertedResidual")
                   .Input("project_filter: T")
                   .Input("project_args: project_num_args * T")
                   .Output("output: T")
-                  .Attr("T: {float}")
-                  .Attr("expand_num_args: int = 1")
-                  .Attr("expand_fused_ops: list(string) = []")
-                  .Attr("expand_leakyrelu_alpha: float = 0.2")
-                  .Attr("num_args: int = 1")
-                  .Attr("fused_ops: list(string) = []")
-                  .Attr("leakyrelu_alpha: float = 0.2")
                   .Attr("project_num_args: int >= 1")
                   .Attr("project_fused_ops: list(string) = []")
                   .Attr("project_leakyrelu_alpha: float = 0.2")
-                  .Attr("strides: list(int)")
-                  .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
-                  .Attr("explicit_paddings: list(int) = []")
-                  .Attr("data_format: {'NHWC'} = 'NHWC'")
-                  .Attr("dilations: list(int) = [1, 1, 1, 1]")
                   .SetShapeFn([](InferenceContext* c) {
                     GRT_RETURN_IF_ERROR(ConvShape(c, true, 3));
                     const PartialTensorShape& projection = c->input(5);
@@ -452,7 +445,7 @@ void RegisterNnOps(OpRegistry* r) {
                   }));
   // graphrt's remapper: a 1x1 _FusedConv2D of the product x * y (numpy broadcasting), the Mul
   // fused in (kernels/cpu/conv_ops.cc: a squeeze-and-excitation block's scaling).
-  r->Register(OpDefBuilder("_GraphrtFusedChannelScaledConv2D")
+  r->Register(NhwcWindowAttrs(OpDefBuilder("_GraphrtFusedChannelScaledConv2D"))
                   .Input("x: T")
                   .Input("y: T")
                   .Input("filter: T")
@@ -460,11 +453,6 @@ void RegisterNnOps(OpRegistry* r) {
                   .Output("output: T")
                   .Attr("T: {float}")
                   .Attr("num_args: int >= 1")
-                  .Attr("strides: list(int)")
-                  .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
-                  .Attr("explicit_paddings: list(int) = []")
-                  .Attr("data_format: {'NHWC'} = 'NHWC'")
-                  .Attr("dilations: list(int) = [1, 1, 1, 1]")
                   .Attr("fused_ops: list(string) = []")
                   .Attr("leakyrelu_alpha: float = 0.2")
                   .SetShapeFn(ChannelScaledConvShape));

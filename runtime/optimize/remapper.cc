@@ -259,10 +259,42 @@ void MatchActivation(const OptimizerContext& ctx, Pattern* p) {
   p->fused_ops.push_back("_MklSwish");
 }
 
+// Replaces `nodes` (in data order: the last one's output is what the others make) by `def` on
+// `device`, which reads `sources` ((node, output) each) in order. Control edges into any of the
+// nodes and out of the last one, and the last one's readers, move to the new node.
+StatusOr<Node*> ReplaceNodes(OptimizerContext* ctx, const std::vector<Node*>& nodes,
+                             ::tensorflow::NodeDef def, Device* device,
+                             const std::vector<std::pair<Node*, int>>& sources) {
+  Graph* graph = ctx->graph;
+  Node* last = nodes.back();
+  std::vector<Node*> controls_in, controls_out;
+  std::vector<std::pair<Node*, int>> readers;
+  for (Node* n : nodes) {
+    for (const Edge* e : n->in_edges()) {
+      if (e->IsControl()) controls_in.push_back(e->src);
+    }
+  }
+  for (const Edge* e : last->out_edges()) {
+    if (e->IsControl()) {
+      controls_out.push_back(e->dst);
+    } else {
+      readers.push_back({e->dst, e->dst_input});
+    }
+  }
+  for (Node* n : nodes) graph->RemoveNode(n);
+  GRT_ASSIGN_OR_RETURN(Node * fused, AddNodeOnDevice(ctx, std::move(def), device));
+  for (size_t i = 0; i < sources.size(); ++i) {
+    graph->AddEdge(sources[i].first, sources[i].second, fused, static_cast<int>(i));
+  }
+  for (Node* c : controls_in) graph->AddControlEdge(c, fused);
+  for (Node* c : controls_out) graph->AddControlEdge(fused, c);
+  for (const auto& [dst, slot] : readers) graph->AddEdge(fused, 0, dst, slot);
+  return fused;
+}
+
 // Replaces the pattern rooted at `root` by its fused node.
 Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p, ShapeMap* shapes,
             std::vector<RewriteRecord>* records) {
-  Graph* graph = ctx->graph;
   Node* last = p.nodes.back();
   Device* device = DeviceOf(*ctx, root);
   ::tensorflow::NodeDef def;
@@ -290,45 +322,20 @@ Status Fuse(OptimizerContext* ctx, Node* root, const Pattern& p, ShapeMap* shape
   }
   (*def.mutable_attr())[kReplacedAttr] = replaced_attr;
 
-  // What the fused node reads and who reads it, before the pattern's nodes go.
+  // What the fused node reads, before the pattern's nodes go.
   const Edge* input = root->input_edge(0);
   const Edge* filter = root->input_edge(1);
   if (input == nullptr || filter == nullptr) return Status::OK();
-  struct Source {
-    Node* node;
-    int output;
-  };
-  std::vector<Source> sources = {{input->src, input->src_output},
-                                 {filter->src, filter->src_output},
-                                 {p.bias->src, p.bias->src_output}};
+  std::vector<std::pair<Node*, int>> sources = {{input->src, input->src_output},
+                                                {filter->src, filter->src_output},
+                                                {p.bias->src, p.bias->src_output}};
   if (p.addend != nullptr) sources.push_back({p.addend->src, p.addend->src_output});
-  std::vector<Node*> controls_in, controls_out;
-  std::vector<std::pair<Node*, int>> readers;
-  for (Node* n : p.nodes) {
-    for (const Edge* e : n->in_edges()) {
-      if (e->IsControl()) controls_in.push_back(e->src);
-    }
-  }
-  for (const Edge* e : last->out_edges()) {
-    if (e->IsControl()) {
-      controls_out.push_back(e->dst);
-    } else {
-      readers.push_back({e->dst, e->dst_input});
-    }
-  }
   std::vector<PartialTensorShape> out_shapes;
   if (last->id() < static_cast<int>(shapes->size())) out_shapes = (*shapes)[last->id()];
-  for (Node* n : p.nodes) graph->RemoveNode(n);
-  GRT_ASSIGN_OR_RETURN(Node * fused, AddNodeOnDevice(ctx, std::move(def), device));
+  GRT_ASSIGN_OR_RETURN(Node * fused, ReplaceNodes(ctx, p.nodes, std::move(def), device, sources));
   // A later residual Add may read the fused node: it has the shape of the node it replaced.
-  shapes->resize(static_cast<size_t>(graph->num_node_ids()));
+  shapes->resize(static_cast<size_t>(ctx->graph->num_node_ids()));
   (*shapes)[fused->id()] = out_shapes;
-  for (size_t i = 0; i < sources.size(); ++i) {
-    graph->AddEdge(sources[i].node, sources[i].output, fused, static_cast<int>(i));
-  }
-  for (Node* c : controls_in) graph->AddControlEdge(c, fused);
-  for (Node* c : controls_out) graph->AddControlEdge(fused, c);
-  for (const auto& [dst, slot] : readers) graph->AddEdge(fused, 0, dst, slot);
   records->push_back(std::move(record));
   return Status::OK();
 }
@@ -431,40 +438,14 @@ Status FusePair(OptimizerContext* ctx, Node* producer, Node* consumer, ::tensorf
   }
   (*def.mutable_attr())[kReplacedAttr] = replaced_attr;
 
-  struct Source {
-    Node* node;
-    int output;
-  };
-  std::vector<Source> sources;
+  std::vector<std::pair<Node*, int>> sources;
   for (const auto& [node, input] : inputs) {
     const Edge* e = node->input_edge(input);
     if (e == nullptr) return Status::OK();
     sources.push_back({e->src, e->src_output});
   }
-  std::vector<Node*> controls_in, controls_out;
-  std::vector<std::pair<Node*, int>> readers;
-  for (Node* n : {producer, consumer}) {
-    for (const Edge* e : n->in_edges()) {
-      if (e->IsControl()) controls_in.push_back(e->src);
-    }
-  }
-  for (const Edge* e : consumer->out_edges()) {
-    if (e->IsControl()) {
-      controls_out.push_back(e->dst);
-    } else {
-      readers.push_back({e->dst, e->dst_input});
-    }
-  }
-  Graph* graph = ctx->graph;
-  graph->RemoveNode(consumer);
-  graph->RemoveNode(producer);
-  GRT_ASSIGN_OR_RETURN(Node * fused, AddNodeOnDevice(ctx, std::move(def), device));
-  for (size_t i = 0; i < sources.size(); ++i) {
-    graph->AddEdge(sources[i].node, sources[i].output, fused, static_cast<int>(i));
-  }
-  for (Node* c : controls_in) graph->AddControlEdge(c, fused);
-  for (Node* c : controls_out) graph->AddControlEdge(fused, c);
-  for (const auto& [dst, slot] : readers) graph->AddEdge(fused, 0, dst, slot);
+  GRT_RETURN_IF_ERROR(
+      ReplaceNodes(ctx, {producer, consumer}, std::move(def), device, sources).status());
   records->push_back(std::move(record));
   return Status::OK();
 }
