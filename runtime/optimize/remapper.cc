@@ -372,19 +372,23 @@ Status FoldPadIntoConv(OptimizerContext* ctx, Node* conv, std::vector<RewriteRec
   return Status::OK();
 }
 
-// Whether `node` (a fused convolution) is float NHWC with a bias, at most an activation after it
-// (no residual Add) and a Const filter, which *filter receives.
-bool PlainFusedConv(const Node* node, Tensor* filter) {
+// Whether `node` (a fused convolution) is float NHWC with a 4-D Const filter, which *filter
+// receives, and `num_args` epilogue arguments (*num_args) whose first fused op is BiasAdd.
+bool FloatNhwcFusedConv(const Node* node, Tensor* filter, int64_t* num_args) {
   DataType t = ::tensorflow::DT_INVALID;
   std::string format = "NHWC";
-  int64_t num_args = 0;
   std::vector<std::string> fused_ops;
   return GetNodeAttr(node->def(), "T", &t).ok() && t == ::tensorflow::DT_FLOAT &&
          GetNodeAttrOr(node->def(), "data_format", &format).ok() && format == "NHWC" &&
-         GetNodeAttr(node->def(), "num_args", &num_args).ok() && num_args == 1 &&
+         GetNodeAttr(node->def(), "num_args", num_args).ok() &&
          GetNodeAttr(node->def(), "fused_ops", &fused_ops).ok() && !fused_ops.empty() &&
-         fused_ops.size() <= 2 && fused_ops[0] == "BiasAdd" && fused_ops.back() != "Add" &&
-         IsConst(InputNode(node, 1), filter) && filter->dims() == 4;
+         fused_ops[0] == "BiasAdd" && IsConst(InputNode(node, 1), filter) && filter->dims() == 4;
+}
+
+// FloatNhwcFusedConv with a bias and at most an activation after it: no residual Add.
+bool PlainFusedConv(const Node* node, Tensor* filter) {
+  int64_t num_args = 0;
+  return FloatNhwcFusedConv(node, filter, &num_args) && num_args == 1;
 }
 
 // Whether `node`'s window is 1x1 in effect: unit strides and dilations, no padding.
@@ -400,6 +404,12 @@ bool UnitWindow(const Node* node) {
   };
   return strides.size() == 4 && dilations.size() == 4 && all(strides, 1) && all(dilations, 1) &&
          all(paddings, 0);
+}
+
+// A _FusedConv2D with a 1x1 filter of unit strides and no padding, as FloatNhwcFusedConv.
+bool PointwiseFusedConv(const Node* node, Tensor* filter, int64_t* num_args) {
+  return node->op() == "_FusedConv2D" && FloatNhwcFusedConv(node, filter, num_args) &&
+         filter->dim_size(0) == 1 && filter->dim_size(1) == 1 && UnitWindow(node);
 }
 
 // `producer`, whose only reader is `consumer` (through input 0), and `consumer` become `def`
@@ -450,8 +460,16 @@ Status FusePair(OptimizerContext* ctx, Node* producer, Node* consumer, ::tensorf
   return Status::OK();
 }
 
+// A fused convolution's attrs that name its epilogue, and those (with its type and window) that
+// the nodes it fuses into keep.
+const char* const kEpilogueAttrs[] = {"fused_ops", "num_args", "leakyrelu_alpha"};
+const char* const kConvAttrs[] = {
+    "T",         "strides",   "padding",  "explicit_paddings", "data_format",
+    "dilations", "fused_ops", "num_args", "leakyrelu_alpha"};
+
 // Copies `from`'s attrs `names` into def, each name after `prefix`.
-void CopyAttrs(const Node* from, std::initializer_list<const char*> names, const char* prefix,
+template <size_t kCount>
+void CopyAttrs(const Node* from, const char* const (&names)[kCount], const char* prefix,
                ::tensorflow::NodeDef* def) {
   for (const char* name : names) {
     if (const ::tensorflow::AttrValue* v = FindAttr(from->def(), name)) {
@@ -472,17 +490,9 @@ void CopyAttrs(const Node* from, std::initializer_list<const char*> names, const
 // computed shape).
 Status FuseChannelScale(OptimizerContext* ctx, const ShapeMap& shapes, Node* conv,
                         std::vector<RewriteRecord>* records) {
-  DataType t = ::tensorflow::DT_INVALID;
-  std::string format = "NHWC";
   Tensor filter;
   int64_t num_args = 0;
-  if (conv->op() != "_FusedConv2D" || !GetNodeAttr(conv->def(), "T", &t).ok() ||
-      t != ::tensorflow::DT_FLOAT || !GetNodeAttrOr(conv->def(), "data_format", &format).ok() ||
-      format != "NHWC" || !GetNodeAttr(conv->def(), "num_args", &num_args).ok() ||
-      !IsConst(InputNode(conv, 1), &filter) || filter.dims() != 4 || filter.dim_size(0) != 1 ||
-      filter.dim_size(1) != 1 || !UnitWindow(conv)) {
-    return Status::OK();
-  }
+  if (!PointwiseFusedConv(conv, &filter, &num_args)) return Status::OK();
   const Edge* in = conv->input_edge(0);
   if (in == nullptr || in->src_output != 0 || in->src->op() != "Mul") return Status::OK();
   Node* mul = in->src;
@@ -507,10 +517,7 @@ Status FuseChannelScale(OptimizerContext* ctx, const ShapeMap& shapes, Node* con
   if (!may_scale(sa, sb) && !may_scale(sb, sa)) return Status::OK();
   ::tensorflow::NodeDef def;
   def.set_op("_GraphrtFusedChannelScaledConv2D");
-  CopyAttrs(conv,
-            {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations",
-             "fused_ops", "num_args", "leakyrelu_alpha"},
-            "", &def);
+  CopyAttrs(conv, kConvAttrs, "", &def);
   // Inputs: the Mul's two, the filter, then the convolution's arguments.
   std::vector<std::pair<Node*, int>> inputs = {{mul, 0}, {mul, 1}, {conv, 1}};
   for (int i = 0; i < num_args; ++i) inputs.push_back({conv, 2 + i});
@@ -530,18 +537,15 @@ Status FuseExpandDepthwise(OptimizerContext* ctx, Node* dw, std::vector<RewriteR
   const Edge* in = dw->input_edge(0);
   if (in == nullptr || in->src_output != 0 || in->src->op() != "_FusedConv2D") return Status::OK();
   Node* expand = in->src;
-  if (!PlainFusedConv(expand, &expand_filter) || expand_filter.dim_size(0) != 1 ||
-      expand_filter.dim_size(1) != 1 || expand_filter.dim_size(3) != dw_filter.dim_size(2) ||
-      !UnitWindow(expand)) {
+  int64_t expand_args = 0;
+  if (!PointwiseFusedConv(expand, &expand_filter, &expand_args) || expand_args != 1 ||
+      expand_filter.dim_size(3) != dw_filter.dim_size(2)) {
     return Status::OK();
   }
   ::tensorflow::NodeDef def;
   def.set_op("_GraphrtFusedExpandDepthwise");
-  CopyAttrs(dw,
-            {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations",
-             "fused_ops", "num_args", "leakyrelu_alpha"},
-            "", &def);
-  CopyAttrs(expand, {"fused_ops", "num_args", "leakyrelu_alpha"}, "expand_", &def);
+  CopyAttrs(dw, kConvAttrs, "", &def);
+  CopyAttrs(expand, kEpilogueAttrs, "expand_", &def);
   // Inputs: the expansion's input, filter and bias, then the depthwise filter and bias.
   return FusePair(ctx, expand, dw, std::move(def),
                   {{expand, 0}, {expand, 1}, {expand, 2}, {dw, 1}, {dw, 2}}, records);
@@ -552,18 +556,9 @@ Status FuseExpandDepthwise(OptimizerContext* ctx, Node* dw, std::vector<RewriteR
 // _GraphrtFusedInvertedResidual, named after the projection, that never makes the depthwise
 // output whole either.
 Status FuseProjection(OptimizerContext* ctx, Node* project, std::vector<RewriteRecord>* records) {
-  DataType t = ::tensorflow::DT_INVALID;
-  std::string format = "NHWC";
   int64_t num_args = 0;
-  std::vector<std::string> fused_ops;
   Tensor filter;
-  if (project->op() != "_FusedConv2D" || !GetNodeAttr(project->def(), "T", &t).ok() ||
-      t != ::tensorflow::DT_FLOAT || !GetNodeAttrOr(project->def(), "data_format", &format).ok() ||
-      format != "NHWC" || !GetNodeAttr(project->def(), "num_args", &num_args).ok() ||
-      num_args < 1 || num_args > 2 || !GetNodeAttr(project->def(), "fused_ops", &fused_ops).ok() ||
-      fused_ops.empty() || fused_ops[0] != "BiasAdd" || !IsConst(InputNode(project, 1), &filter) ||
-      filter.dims() != 4 || filter.dim_size(0) != 1 || filter.dim_size(1) != 1 ||
-      !UnitWindow(project)) {
+  if (!PointwiseFusedConv(project, &filter, &num_args) || num_args < 1 || num_args > 2) {
     return Status::OK();
   }
   const Edge* in = project->input_edge(0);
@@ -573,17 +568,30 @@ Status FuseProjection(OptimizerContext* ctx, Node* project, std::vector<RewriteR
   Node* block = in->src;
   ::tensorflow::NodeDef def;
   def.set_op("_GraphrtFusedInvertedResidual");
-  CopyAttrs(block,
-            {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations",
-             "fused_ops", "num_args", "leakyrelu_alpha", "expand_fused_ops", "expand_num_args",
-             "expand_leakyrelu_alpha"},
-            "", &def);
-  CopyAttrs(project, {"fused_ops", "num_args", "leakyrelu_alpha"}, "project_", &def);
+  // The block's attrs (the fused node lists what it replaced itself), then the projection's
+  // epilogue.
+  *def.mutable_attr() = block->def().attr();
+  def.mutable_attr()->erase(kReplacedAttr);
+  CopyAttrs(project, kEpilogueAttrs, "project_", &def);
   // Inputs: the block's five, then the projection's filter and arguments.
   std::vector<std::pair<Node*, int>> inputs = {{block, 0}, {block, 1}, {block, 2},
                                                {block, 3}, {block, 4}, {project, 1}};
   for (int i = 0; i < num_args; ++i) inputs.push_back({project, 2 + i});
   return FusePair(ctx, block, project, std::move(def), inputs, records);
+}
+
+// fn(node) for the graph's nodes of `op` in topological order, those a call removed skipped.
+template <typename Fn>
+Status ForEachOf(OptimizerContext* ctx, const std::string& op, Fn fn) {
+  std::vector<int> ids;
+  for (Node* n : TopologicalOrder(*ctx->graph)) {
+    if (n->op() == op) ids.push_back(n->id());
+  }
+  for (int id : ids) {
+    Node* n = ctx->graph->node(id);
+    if (n != nullptr) GRT_RETURN_IF_ERROR(fn(n));
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -613,30 +621,13 @@ Status Remap(OptimizerContext* ctx, std::vector<RewriteRecord>* records) {
   }
   // Then a per-channel scaling into the 1x1 convolution after it, and the fused convolutions in
   // pairs.
-  std::vector<int> conv_ids;
-  for (Node* n : TopologicalOrder(*ctx->graph)) {
-    if (n->op() == "_FusedConv2D") conv_ids.push_back(n->id());
-  }
-  for (int id : conv_ids) {
-    Node* conv = ctx->graph->node(id);
-    if (conv != nullptr) GRT_RETURN_IF_ERROR(FuseChannelScale(ctx, shapes, conv, records));
-  }
-  std::vector<int> fused_ids;
-  for (Node* n : TopologicalOrder(*ctx->graph)) {
-    if (n->op() == "_FusedDepthwiseConv2dNative") fused_ids.push_back(n->id());
-  }
-  for (int id : fused_ids) {
-    Node* dw = ctx->graph->node(id);
-    if (dw != nullptr) GRT_RETURN_IF_ERROR(FuseExpandDepthwise(ctx, dw, records));
-  }
-  std::vector<int> project_ids;
-  for (Node* n : TopologicalOrder(*ctx->graph)) {
-    if (n->op() == "_FusedConv2D") project_ids.push_back(n->id());
-  }
-  for (int id : project_ids) {
-    Node* project = ctx->graph->node(id);
-    if (project != nullptr) GRT_RETURN_IF_ERROR(FuseProjection(ctx, project, records));
-  }
+  GRT_RETURN_IF_ERROR(ForEachOf(ctx, "_FusedConv2D", [&](Node* conv) {
+    return FuseChannelScale(ctx, shapes, conv, records);
+  }));
+  GRT_RETURN_IF_ERROR(ForEachOf(ctx, "_FusedDepthwiseConv2dNative",
+                                [&](Node* dw) { return FuseExpandDepthwise(ctx, dw, records); }));
+  GRT_RETURN_IF_ERROR(ForEachOf(
+      ctx, "_FusedConv2D", [&](Node* project) { return FuseProjection(ctx, project, records); }));
   return Status::OK();
 }
 

@@ -1004,6 +1004,32 @@ class FusedConvOp : public Conv {
   FusedEpilogue epilogue_;
 };
 
+// c = a * b (a [rows, k], b [k, n], c [rows, n], each dense and row-major), then `epilogue` with
+// `bias` and `addend` (null, or laid out as c): in the packed GEMM's tiles where it applies the
+// activation in registers, else over c's rows after. k = 0 gives the epilogue of zeros. On this
+// thread, or, with `ctx`, shared out over its threads.
+void ProductThenEpilogue(const OpKernelContext* ctx, const FusedEpilogue& epilogue,
+                         const float* bias, const float* addend, const float* a, const float* b,
+                         PrepackedB packed, int64_t rows, int64_t k, int64_t n, float* c) {
+  SgemmEpilogue tiles;
+  const bool in_tiles =
+      epilogue.TileEpilogue(bias, addend, &tiles) && SgemmEpilogueInRegisters(tiles.activation);
+  const MatrixRef<const float> am{a, rows, k, k};
+  const MatrixRef<const float> bm{b, k, n, n};
+  const MatrixRef<float> cm{c, rows, n, n};
+  if (ctx == nullptr) {
+    GemmOnThisThread<float>(am, false, bm, false, cm, packed, in_tiles ? &tiles : nullptr);
+    if (!in_tiles) epilogue.ApplyRows(bias, addend, rows, n, c);
+    return;
+  }
+  Gemm<float>(ctx, am, false, bm, false, cm, packed, in_tiles ? &tiles : nullptr);
+  if (!in_tiles) {
+    FusedEpilogue::ForEachRowBlock(ctx, rows, n, [&](int64_t r0, int64_t count) {
+      epilogue.ApplyRows(bias, addend == nullptr ? nullptr : addend + r0 * n, count, n, c + r0 * n);
+    });
+  }
+}
+
 // _GraphrtFusedExpandDepthwise and _GraphrtFusedInvertedResidual (the remapper's, float NHWC):
 // a 1x1 convolution with its bias and activation ("expansion"), then a depthwise convolution
 // with multiplier 1 and its bias and activation, and for the second op a 1x1 convolution
@@ -1121,9 +1147,6 @@ class FusedInvertedResidualOp : public OpKernel {
     if (project_weights_ != nullptr) {
       project_packed.packed = project_weights_->Get(isa, pw, out_depth, 1, depth, out_depth);
     }
-    SgemmEpilogue tiles;
-    const bool in_tiles = expand_epilogue_.TileEpilogue(eb, nullptr, &tiles) &&
-                          SgemmEpilogueInRegisters(tiles.activation);
     const int64_t row_len = g.in_cols * depth;  // one expanded row
     const DirectDepthwise<float> direct(g, filter.data<float>());
     const int64_t taps = direct.taps();
@@ -1146,20 +1169,11 @@ class FusedInvertedResidualOp : public OpKernel {
       for (int64_t r0 = first; r0 < last; r0 += project_rows) {
         const int64_t count = std::min(project_rows, last - r0);
         for (int64_t i = 0; i < count; ++i) dw_row(r0 + i, staged.get() + i * dw_len);
-        const int64_t pixels = count * g.out_cols, pixel0 = r0 * g.out_cols;
-        float* dst = result + pixel0 * out_depth;
-        const float* rows_addend = addend == nullptr ? nullptr : addend + pixel0 * out_depth;
-        SgemmEpilogue project_tiles;
-        const bool project_in_tiles =
-            project_epilogue_.TileEpilogue(project_bias, rows_addend, &project_tiles) &&
-            SgemmEpilogueInRegisters(project_tiles.activation);
-        GemmOnThisThread<float>({staged.get(), pixels, depth, depth}, false,
-                                {pw, depth, out_depth, out_depth}, false,
-                                {dst, pixels, out_depth, out_depth}, project_packed,
-                                project_in_tiles ? &project_tiles : nullptr);
-        if (!project_in_tiles) {
-          project_epilogue_.ApplyRows(project_bias, rows_addend, pixels, out_depth, dst);
-        }
+        const int64_t pixel0 = r0 * g.out_cols;
+        ProductThenEpilogue(nullptr, project_epilogue_, project_bias,
+                            addend == nullptr ? nullptr : addend + pixel0 * out_depth, staged.get(),
+                            pw, project_packed, count * g.out_cols, depth, out_depth,
+                            result + pixel0 * out_depth);
       }
     };
     const int64_t project_cost = project_ ? g.out_cols * depth * out_depth : 0;
@@ -1170,19 +1184,8 @@ class FusedInvertedResidualOp : public OpKernel {
     const int64_t expanded_rows = g.batch * g.in_rows;
     if (expanded_rows * row_len * int64_t{sizeof(float)} <= kWholeBytes) {
       ScratchBuffer<float> whole(expanded_rows * row_len);
-      const int64_t pixels = expanded_rows * g.in_cols;
-      if (in_depth > 0) {
-        Gemm<float>(ctx, {x, pixels, in_depth, in_depth}, false, {w, in_depth, depth, depth}, false,
-                    {whole.get(), pixels, depth, depth}, expand_packed,
-                    in_tiles ? &tiles : nullptr);
-      } else {
-        std::fill(whole.get(), whole.get() + pixels * depth, 0.0f);
-      }
-      if (!in_tiles || in_depth == 0) {
-        FusedEpilogue::ForEachRowBlock(ctx, pixels, depth, [&](int64_t r0, int64_t count) {
-          expand_epilogue_.ApplyRows(eb, nullptr, count, depth, whole.get() + r0 * depth);
-        });
-      }
+      ProductThenEpilogue(ctx, expand_epilogue_, eb, nullptr, x, w, expand_packed,
+                          expanded_rows * g.in_cols, in_depth, depth, whole.get());
       auto input_row = [&](int64_t n, int64_t ih) {
         return whole.get() + (n * g.in_rows + ih) * row_len;
       };
@@ -1199,17 +1202,9 @@ class FusedInvertedResidualOp : public OpKernel {
 
     // Rows [first, first + count) of image n's expansion into dst, on this thread.
     auto expand = [&](int64_t n, int64_t first, int64_t count, float* dst) {
-      const int64_t pixels = count * g.in_cols;
-      if (in_depth == 0) {
-        std::fill(dst, dst + pixels * depth, 0.0f);
-      } else {
-        GemmOnThisThread<float>(
-            {x + (n * g.in_rows + first) * g.in_cols * in_depth, pixels, in_depth, in_depth}, false,
-            {w, in_depth, depth, depth}, false, {dst, pixels, depth, depth}, expand_packed,
-            in_tiles ? &tiles : nullptr);
-        if (in_tiles) return;
-      }
-      expand_epilogue_.ApplyRows(eb, nullptr, pixels, depth, dst);
+      ProductThenEpilogue(nullptr, expand_epilogue_, eb, nullptr,
+                          x + (n * g.in_rows + first) * g.in_cols * in_depth, w, expand_packed,
+                          count * g.in_cols, in_depth, depth, dst);
     };
     // A band holds as many rows as fit in kBandBytes, and at least one window's span.
     constexpr int64_t kBandBytes = 256 << 10;
@@ -1348,26 +1343,9 @@ class ChannelScaledConvOp : public OpKernel {
     // the epilogue; on this thread, or shared out.
     auto product = [&](const float* a, const float* b, PrepackedB b_packed, int64_t first,
                        int64_t count, bool this_thread) {
-      float* dst = result + first * out_depth;
-      const float* rows_addend = addend == nullptr ? nullptr : addend + first * out_depth;
-      SgemmEpilogue tiles;
-      const bool in_tiles = epilogue_.TileEpilogue(bias, rows_addend, &tiles) &&
-                            SgemmEpilogueInRegisters(tiles.activation);
-      const MatrixRef<const float> am{a, count, depth, depth};
-      const MatrixRef<const float> bm{b, depth, out_depth, out_depth};
-      const MatrixRef<float> cm{dst, count, out_depth, out_depth};
-      if (this_thread) {
-        GemmOnThisThread<float>(am, false, bm, false, cm, b_packed, in_tiles ? &tiles : nullptr);
-        if (!in_tiles) epilogue_.ApplyRows(bias, rows_addend, count, out_depth, dst);
-        return;
-      }
-      Gemm<float>(ctx, am, false, bm, false, cm, b_packed, in_tiles ? &tiles : nullptr);
-      if (!in_tiles) {
-        FusedEpilogue::ForEachRowBlock(ctx, count, out_depth, [&](int64_t r0, int64_t n) {
-          epilogue_.ApplyRows(bias, rows_addend == nullptr ? nullptr : rows_addend + r0 * out_depth,
-                              n, out_depth, dst + r0 * out_depth);
-        });
-      }
+      ProductThenEpilogue(this_thread ? nullptr : ctx, epilogue_, bias,
+                          addend == nullptr ? nullptr : addend + first * out_depth, a, b, b_packed,
+                          count, depth, out_depth, result + first * out_depth);
     };
     auto scales_of = [&](int64_t n) {
       return scale.data<float>() + (scale.dim_size(0) == 1 ? 0 : n * depth);
