@@ -617,6 +617,75 @@ TEST(ConvOpsTest, ShapeFunction) {
   EXPECT_EQ(c.output(0).DebugString(), PartialTensorShape({-1, 16, 5, 4}).DebugString());
 }
 
+// graphrt's own fused block nodes refuse operands of the wrong shape by name (the remapper makes
+// them with matching ones; a hand-written graph need not).
+TEST(ConvOpsTest, FusedBlockNodesNameBadOperands) {
+  auto ops = [](std::initializer_list<const char*> names) {
+    AttrValue list;
+    for (const char* n : names) list.mutable_list()->add_s(n);
+    return list;
+  };
+  const std::vector<std::pair<std::string, AttrValue>> block = {
+      {"strides", AttrInts({1, 1, 1, 1})},
+      {"padding", AttrString("SAME")},
+      {"fused_ops", ops({"BiasAdd", "Relu6"})},
+      {"expand_fused_ops", ops({"BiasAdd", "Relu6"})}};
+  std::vector<std::pair<std::string, AttrValue>> residual = block;
+  residual.push_back({"project_fused_ops", ops({"BiasAdd", "Add"})});
+  residual.push_back({"project_num_args", AttrInt(2)});
+  const Tensor x = MakeTensor<float>({1, 4, 4, 3}, Seq(48));
+  const Tensor we = MakeTensor<float>({1, 1, 3, 8}, Seq(24));
+  const Tensor b8 = MakeTensor<float>({8}, Seq(8));
+  const Tensor wd = MakeTensor<float>({3, 3, 8, 1}, Seq(72));
+  const Tensor wp = MakeTensor<float>({1, 1, 8, 3}, Seq(24));
+  const Tensor b3 = MakeTensor<float>({3}, Seq(3));
+  auto message = [](const StatusOr<Tensor>& r) {
+    EXPECT_FALSE(r.ok());
+    return r.ok() ? std::string() : r.status().message();
+  };
+  auto has = [](const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+  };
+  ASSERT_TRUE(RunOp("_GraphrtFusedExpandDepthwise", {x, we, b8, wd, b8}, block).ok());
+  ASSERT_TRUE(
+      RunOp("_GraphrtFusedInvertedResidual", {x, we, b8, wd, b8, wp, b3, x}, residual).ok());
+  std::string m = message(RunOp("_GraphrtFusedExpandDepthwise",
+                                {x, MakeTensor<float>({1, 1, 2, 8}, Seq(16)), b8, wd, b8}, block));
+  EXPECT_TRUE(has(m, "the expansion filter must be [1, 1, 3, channels], got [1,1,2,8]")) << m;
+  m = message(RunOp("_GraphrtFusedExpandDepthwise",
+                    {x, we, b8, MakeTensor<float>({3, 3, 4, 1}, Seq(36)), b8}, block));
+  EXPECT_TRUE(has(m, "the depthwise filter must be [rows, cols, 8, 1]")) << m;
+  m = message(RunOp("_GraphrtFusedExpandDepthwise", {x, we, b8, wd, MakeTensor<float>({4}, Seq(4))},
+                    block));
+  EXPECT_TRUE(has(m, "bias must be a vector of the 8 channels, got [4]")) << m;
+  m = message(RunOp("_GraphrtFusedInvertedResidual",
+                    {x, we, b8, wd, b8, MakeTensor<float>({1, 1, 5, 3}, Seq(15)), b3, x},
+                    residual));
+  EXPECT_TRUE(has(m, "the projection filter must be [1, 1, 8, channels]")) << m;
+  m = message(RunOp("_GraphrtFusedInvertedResidual",
+                    {x, we, b8, wd, b8, wp, b3, MakeTensor<float>({1, 4, 4, 2}, Seq(32))},
+                    residual));
+  EXPECT_TRUE(has(m, "the residual addend has shape [1,4,4,2], the output [1,4,4,3]")) << m;
+
+  const std::vector<std::pair<std::string, AttrValue>> scaled = {
+      {"strides", AttrInts({1, 1, 1, 1})},
+      {"padding", AttrString("VALID")},
+      {"fused_ops", ops({"BiasAdd"})},
+      {"num_args", AttrInt(1)}};
+  const Tensor s = MakeTensor<float>({1, 1, 1, 3}, Seq(3));
+  ASSERT_TRUE(RunOp("_GraphrtFusedChannelScaledConv2D",
+                    {x, s, MakeTensor<float>({1, 1, 3, 3}, Seq(9)), b3}, scaled)
+                  .ok());
+  m = message(RunOp("_GraphrtFusedChannelScaledConv2D",
+                    {x, s, MakeTensor<float>({3, 3, 3, 3}, Seq(81)), b3}, scaled));
+  EXPECT_TRUE(has(m, "the filter must be [1, 1, 3, channels], got [3,3,3,3]")) << m;
+  m = message(RunOp(
+      "_GraphrtFusedChannelScaledConv2D",
+      {x, MakeTensor<float>({1, 4, 2, 3}, Seq(24)), MakeTensor<float>({1, 1, 3, 3}, Seq(9)), b3},
+      scaled));
+  EXPECT_TRUE(has(m, "Incompatible shapes")) << m;
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace graphrt
