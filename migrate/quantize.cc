@@ -1,9 +1,11 @@
 #include "migrate/quantize.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <regex>
 #include <set>
 #include <unordered_map>
@@ -93,6 +95,15 @@ const NodeDef* FloatConstBehind(const GraphDef& graph, const NodeIndex& index,
   DataType dtype = ::tensorflow::DT_INVALID;
   if (!GetNodeAttr(*node, "dtype", &dtype).ok() || dtype != DT_FLOAT) return nullptr;
   return node;
+}
+
+// The [height, width, in] of a Conv2D filter Const ([height, width, in, out]), or nothing.
+std::optional<std::array<int64_t, 3>> FilterPatch(const NodeDef& filter) {
+  const auto value = filter.attr().find("value");
+  if (value == filter.attr().end()) return std::nullopt;
+  const auto& shape = value->second.tensor().tensor_shape();
+  if (shape.dim_size() != 4) return std::nullopt;
+  return std::array<int64_t, 3>{shape.dim(0).size(), shape.dim(1).size(), shape.dim(2).size()};
 }
 
 StatusOr<Tensor> ConstValue(const NodeDef& node) {
@@ -323,6 +334,19 @@ StatusOr<std::vector<QuantizableOp>> FindQuantizableOps(const GraphDef& graph,
         skipped->push_back(StrCat(node.name(), " (", node.op(), "): excluded by --exclude"));
       }
       continue;
+    }
+    if (node.op() == "Conv2D" && !options.quantize_shallow_convs) {
+      const auto patch = FilterPatch(*weight);
+      if (patch && (*patch)[2] <= kShallowConvDepth &&
+          (*patch)[0] * (*patch)[1] * (*patch)[2] <= kShallowConvPatch) {
+        if (skipped != nullptr) {
+          skipped->push_back(StrCat(node.name(), " (", node.op(), "): patches of ", (*patch)[0],
+                                    "x", (*patch)[1], "x", (*patch)[2],
+                                    " values, faster in float32 "
+                                    "(--quantize-shallow-convs quantizes it)"));
+        }
+        continue;
+      }
     }
     std::string activation = node.input(0);
     if (activation.find(':') == std::string::npos) activation += ":0";

@@ -49,9 +49,19 @@ struct QuantizeOptions {
   std::string exclude;
   // Per output channel weight scales (false: one scale per weight tensor).
   bool per_channel = true;
+  // Conv2D over at most kShallowConvDepth input channels whose patches hold at most
+  // kShallowConvPatch values (window height x width x input depth: a 3x3 or 5x5 stem over an
+  // image's channels) stays float32 unless this is set: its products
+  // are too shallow for int8 to pay (the float kernel of small_depth_conv.h reads the image's
+  // windows in place; the int8 one quantizes the image and packs it), and the raw image's range
+  // costs the most accuracy. ResNet50's 7x7 stem (147 values) is faster in int8 and stays so.
+  bool quantize_shallow_convs = false;
   CalibrationMethod method = CalibrationMethod::kMinMax;
   double percentile = 99.99;
 };
+
+constexpr int64_t kShallowConvDepth = 4;
+constexpr int64_t kShallowConvPatch = 36;
 
 // The float range of an activation tensor ("node:0") after calibration.
 struct TensorRange {
