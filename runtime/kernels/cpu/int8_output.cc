@@ -44,6 +44,11 @@ inline V BroadcastF(float x) { return _mm_set1_ps(x); }
 inline VI BroadcastI(int32_t x) { return _mm_set1_epi32(x); }
 inline V ToFloat(VI x) { return _mm_cvtepi32_ps(x); }
 inline VI Truncate(V x) { return _mm_cvttps_epi32(x); }
+// SSE2 has no floor: truncate, and take 1 where that rounded up (x negative, not whole).
+inline VI FloorToInt(V x) {
+  const VI t = _mm_cvttps_epi32(x);
+  return _mm_add_epi32(t, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(t), x)));
+}
 inline VI AddI(VI a, VI b) { return _mm_add_epi32(a, b); }
 inline VI SubI(VI a, VI b) { return _mm_sub_epi32(a, b); }
 inline V AddF(V a, V b) { return _mm_add_ps(a, b); }
@@ -55,6 +60,10 @@ inline void StoreCodes(uint8_t* out, VI v) {
   const __m128i words = _mm_packs_epi32(v, v);
   const int32_t codes = _mm_cvtsi128_si32(_mm_packus_epi16(words, words));
   std::memcpy(out, &codes, sizeof(codes));
+}
+inline void StoreCodes4(uint8_t* out, VI a, VI b, VI c, VI d) {
+  const __m128i bytes = _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
 }
 
 #include "runtime/kernels/cpu/isa/int8_output_padded_tail.inc"

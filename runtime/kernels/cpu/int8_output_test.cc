@@ -28,7 +28,7 @@ TEST(Int8Output, EveryPathMatchesTheReference) {
   int runs = 0;
   for (QGemmIsa isa : {QGemmIsa::kBaseline, QGemmIsa::kAvx2, QGemmIsa::kAvx512}) {
     if (!QGemmIsaRuns(isa)) continue;
-    for (int64_t cols : {1, 3, 4, 15, 16, 17, 37, 64}) {
+    for (int64_t cols : {1, 3, 4, 15, 16, 17, 37, 64, 100, 143}) {
       const int64_t rows = 5, ld = cols + 3;
       std::vector<int32_t> acc(static_cast<size_t>(rows * ld)), offsets(cols);
       std::vector<float> multipliers(cols), bias(cols), addend(static_cast<size_t>(rows * ld));
@@ -115,6 +115,45 @@ TEST(Int8Output, CodesRoundHalfAwayFromZero) {
                                        255, 255, 0, 13, 14, 15, 16,  17};
     EXPECT_EQ(codes, want) << QGemmIsaName(isa);
   }
+}
+
+// After Relu (a lower bound of 0) the codes take a shorter rounding (floor(p + h), h the float
+// below 1/2): the same codes at ties and just below them, over 64 columns so that every path
+// packs whole blocks of four vectors.
+TEST(Int8Output, NonNegativeCodesRoundHalfAwayFromZero) {
+  const float below_half = 0x1.fffffep-2f;
+  const std::vector<int32_t> pattern = {1, 3, 5, 7, 1, 0, -3, 2000000};
+  const std::vector<float> pattern_multipliers = {0.5f,       0.5f, 0.5f, 0.5f,
+                                                  below_half, 0.5f, 0.5f, 0.5f};
+  // 0.5, 1.5, 2.5, 3.5 round up; 0.49999997 down; 0, -1.5 (clamped to 0) and 1e6 (past 255).
+  const std::vector<uint8_t> pattern_codes = {11, 12, 13, 14, 10, 10, 10, 255};
+  std::vector<int32_t> acc;
+  std::vector<float> multipliers;
+  std::vector<uint8_t> want;
+  for (int copy = 0; copy < 8; ++copy) {
+    acc.insert(acc.end(), pattern.begin(), pattern.end());
+    multipliers.insert(multipliers.end(), pattern_multipliers.begin(), pattern_multipliers.end());
+    want.insert(want.end(), pattern_codes.begin(), pattern_codes.end());
+  }
+  int runs = 0;
+  for (QGemmIsa isa : {QGemmIsa::kBaseline, QGemmIsa::kAvx2, QGemmIsa::kAvx512}) {
+    if (!QGemmIsaRuns(isa)) continue;
+    std::vector<uint8_t> codes(acc.size());
+    Int8OutputArgs args;
+    args.acc = acc.data();
+    args.rows = 1;
+    args.cols = static_cast<int64_t>(acc.size());
+    args.multipliers = multipliers.data();
+    args.lower = 0.0f;
+    args.upper = std::numeric_limits<float>::infinity();
+    args.codes = codes.data();
+    args.range_scale = 1.0f;
+    args.min_scaled = -10;
+    Int8OutputRows(isa, args);
+    EXPECT_EQ(codes, want) << QGemmIsaName(isa);
+    ++runs;
+  }
+  EXPECT_GE(runs, 1);
 }
 
 }  // namespace

@@ -26,6 +26,9 @@ inline V BroadcastF(float x) { return _mm512_set1_ps(x); }
 inline VI BroadcastI(int32_t x) { return _mm512_set1_epi32(x); }
 inline V ToFloat(VI x) { return _mm512_cvtepi32_ps(x); }
 inline VI Truncate(V x) { return _mm512_cvttps_epi32(x); }
+inline VI FloorToInt(V x) {
+  return _mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+}
 inline VI AddI(VI a, VI b) { return _mm512_add_epi32(a, b); }
 inline VI SubI(VI a, VI b) { return _mm512_sub_epi32(a, b); }
 inline V AddF(V a, V b) { return _mm512_add_ps(a, b); }
@@ -37,6 +40,15 @@ inline void StoreCodes(uint8_t* out, VI v) {
   // Unsigned saturation after the negative values are taken to 0.
   const __m128i codes = _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, _mm512_setzero_si512()));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), codes);
+}
+
+// Two signed and one unsigned saturating packs (vpmovusdb costs two steps a vector here) leave
+// each 128-bit lane L holding a[4L..4L+3], b[4L..], c[4L..], d[4L..]; one dword permute puts
+// them in order.
+inline void StoreCodes4(uint8_t* out, VI a, VI b, VI c, VI d) {
+  const VI bytes = _mm512_packus_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(c, d));
+  const VI order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  _mm512_storeu_si512(out, _mm512_permutexvar_epi32(order, bytes));
 }
 
 // The first n lanes, by mask.
