@@ -44,12 +44,18 @@ struct Int8OutputArgs {
 namespace isa {
 namespace baseline {
 void Int8OutputRows(const Int8OutputArgs& args);
+void QuantizeMinFirst(const float* x, int64_t n, float range_scale, int32_t min_scaled,
+                      uint8_t* out);
 }  // namespace baseline
 namespace avx2 {
 void Int8OutputRows(const Int8OutputArgs& args);
+void QuantizeMinFirst(const float* x, int64_t n, float range_scale, int32_t min_scaled,
+                      uint8_t* out);
 }  // namespace avx2
 namespace avx512 {
 void Int8OutputRows(const Int8OutputArgs& args);
+void QuantizeMinFirst(const float* x, int64_t n, float range_scale, int32_t min_scaled,
+                      uint8_t* out);
 }  // namespace avx512
 }  // namespace isa
 
@@ -67,6 +73,25 @@ inline void Int8OutputRows(QGemmIsa isa, const Int8OutputArgs& args) {
       break;
   }
   isa::baseline::Int8OutputRows(args);
+}
+
+// QuantizeV2's MIN_FIRST codes of n floats (MinFirstCodes of int8_product.h: clamp(round(x *
+// range_scale) - min_scaled, 0, 255), round half away from zero, NaN 0), the same steps as the
+// output stage's codes, on `isa`'s vectors. REQUIRES: QGemmIsaRuns(isa).
+inline void QuantizeMinFirst(QGemmIsa isa, const float* x, int64_t n, float range_scale,
+                             int32_t min_scaled, uint8_t* out) {
+  switch (isa) {
+    case QGemmIsa::kAvx512:
+    case QGemmIsa::kAvx512Vnni:
+      isa::avx512::QuantizeMinFirst(x, n, range_scale, min_scaled, out);
+      return;
+    case QGemmIsa::kAvx2:
+      isa::avx2::QuantizeMinFirst(x, n, range_scale, min_scaled, out);
+      return;
+    case QGemmIsa::kBaseline:
+      break;
+  }
+  isa::baseline::QuantizeMinFirst(x, n, range_scale, min_scaled, out);
 }
 
 // The plain loop every path must match.

@@ -156,5 +156,41 @@ TEST(Int8Output, NonNegativeCodesRoundHalfAwayFromZero) {
   EXPECT_GE(runs, 1);
 }
 
+// QuantizeMinFirst gives QuantizeV2's MIN_FIRST codes on every path: ties, NaN, infinities and
+// values past either end of the range, over lengths that end inside a vector or a block of four.
+TEST(Int8Output, QuantizeMinFirstMatchesScalarCodes) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::mt19937 gen(11);
+  std::uniform_real_distribution<float> reals(-3.0f, 5.0f);
+  const float range_scale = 255.0f / 8.0f;
+  const int32_t min_scaled = -96;  // round(-3 * 255 / 8)
+  int runs = 0;
+  for (QGemmIsa isa : {QGemmIsa::kBaseline, QGemmIsa::kAvx2, QGemmIsa::kAvx512}) {
+    if (!QGemmIsaRuns(isa)) continue;
+    for (int64_t n : {1, 15, 16, 17, 63, 64, 65, 130}) {
+      std::vector<float> x(static_cast<size_t>(n));
+      for (float& v : x) v = reals(gen);
+      const float specials[] = {
+          std::nanf(""),       inf,    -inf,   0.5f / range_scale, 2.5f / range_scale,
+          -1.5f / range_scale, 100.0f, -100.0f};
+      for (int64_t i = 0; i < n; i += 3) x[i] = specials[(i / 3) % 8];
+      std::vector<uint8_t> got(static_cast<size_t>(n) + 1, 7);
+      QuantizeMinFirst(isa, x.data(), n, range_scale, min_scaled, got.data());
+      for (int64_t i = 0; i < n; ++i) {
+        const float p = x[i] * range_scale;
+        int want = 0;
+        if (!std::isnan(p)) {
+          const float r = std::round(std::min(1048576.0f, std::max(-1048576.0f, p)));
+          want = static_cast<int>(std::min(255.0f, std::max(0.0f, r - min_scaled)));
+        }
+        ASSERT_EQ(got[i], want) << QGemmIsaName(isa) << " n=" << n << " x=" << x[i];
+      }
+      EXPECT_EQ(got[n], 7) << "wrote past the end";
+      ++runs;
+    }
+  }
+  EXPECT_GE(runs, 8);
+}
+
 }  // namespace
 }  // namespace graphrt

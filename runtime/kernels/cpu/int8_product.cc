@@ -85,39 +85,6 @@ void QuantizeBlock(const float* x, int64_t n, const ActivationQuantization& q, u
   }
 }
 
-// QuantizeV2's MIN_FIRST codes (see QuantizeActivationsMinFirst): q[i] = clamp(round(x[i] *
-// range_scale) - min_scaled, 0, 255). The products are clamped to +-2^20 first (beyond the codes'
-// reach either way, and in range for the int32 conversion; NaN becomes -2^20, so code 0); the
-// rounding is trunc plus the sign where the fraction, exact in float, is at least one half.
-void QuantizeBlockMinFirst(const float* x, int64_t n, float range_scale, int32_t min_scaled,
-                           uint8_t* out) {
-  constexpr float kLimit = 1048576.0f;
-  const __m128 scale = _mm_set1_ps(range_scale);
-  const __m128 lo = _mm_set1_ps(-kLimit), hi = _mm_set1_ps(kLimit);
-  const __m128 half = _mm_set1_ps(0.5f), minus_half = _mm_set1_ps(-0.5f);
-  const __m128i offset = _mm_set1_epi32(min_scaled);
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    __m128i v[4];
-    for (int j = 0; j < 4; ++j) {
-      // max(p, lo) returns lo for a NaN p.
-      const __m128 p =
-          _mm_min_ps(_mm_max_ps(_mm_mul_ps(_mm_loadu_ps(x + i + 4 * j), scale), lo), hi);
-      const __m128i t = _mm_cvttps_epi32(p);
-      const __m128 frac = _mm_sub_ps(p, _mm_cvtepi32_ps(t));
-      // Comparison masks are -1 where true: subtracting the up mask adds 1.
-      const __m128i up = _mm_castps_si128(_mm_cmpge_ps(frac, half));
-      const __m128i down = _mm_castps_si128(_mm_cmple_ps(frac, minus_half));
-      v[j] = _mm_sub_epi32(_mm_add_epi32(_mm_sub_epi32(t, up), down), offset);
-    }
-    StoreCodes(v, out + i);
-  }
-  for (; i < n; ++i) {
-    const float r = std::round(x[i] * range_scale) - static_cast<float>(min_scaled);
-    out[i] = !(r >= 0.0f) ? 0 : (r >= 255.0f ? 255 : static_cast<uint8_t>(r));
-  }
-}
-
 // What the output stage needs per column: zero_point * column_sums and scale_x * scale_w.
 struct ColumnFactors {
   std::vector<int32_t> offsets;
@@ -181,12 +148,13 @@ ActivationQuantization QuantizeActivationsMinFirstTo(const Device* device, const
                                                      int64_t n, float range_min, float range_max,
                                                      uint8_t* q) {
   const MinFirstCodes codes = MinFirstCodesFor(range_min, range_max);
+  const QGemmIsa isa = ActiveQGemmIsa();
   const int64_t blocks = (n + kElementBlock - 1) / kElementBlock;
   ParallelFor(device, blocks, kElementBlock * 4, [&](int64_t first, int64_t last) {
     for (int64_t b = first; b < last; ++b) {
       const int64_t start = b * kElementBlock;
-      QuantizeBlockMinFirst(x + start, std::min(kElementBlock, n - start), codes.range_scale,
-                            codes.min_scaled, q + start);
+      QuantizeMinFirst(isa, x + start, std::min(kElementBlock, n - start), codes.range_scale,
+                       codes.min_scaled, q + start);
     }
   });
   return codes.dequantization;
@@ -210,7 +178,7 @@ MinFirstCodes MinFirstCodesFor(float range_min, float range_max) {
 }
 
 void QuantizeMinFirstBlock(const float* x, int64_t n, const MinFirstCodes& codes, uint8_t* q) {
-  QuantizeBlockMinFirst(x, n, codes.range_scale, codes.min_scaled, q);
+  QuantizeMinFirst(ActiveQGemmIsa(), x, n, codes.range_scale, codes.min_scaled, q);
 }
 
 ActivationQuantization QuantizeActivations(const Device* device, const float* x, int64_t n,
