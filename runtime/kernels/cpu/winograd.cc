@@ -21,80 +21,107 @@ constexpr int64_t kMinDepth = 16;
 // A band's transformed tiles (V and M) take about this many floats per channel of the wider
 // side, so that they stay in L2 between the transforms and the products.
 constexpr int64_t kBandTileFloats = 16384;
+// ... unless the transformed filter U is so large that streaming it for each band costs more:
+// ResNet50's last 3x3 layers (512 channels, 7x7 images, U 38 MB) ran at 180 GFLOP/s in bands of
+// 14 tiles, 254 in one band of all 32.
+constexpr int64_t kUFloatsPerTile = 32768;
 
-void InputTransform(CpuIsa isa, const float* const* tile, int64_t depth, float* v,
+void InputTransform(CpuIsa isa, int tile_size, const float* const* tile, int64_t depth, float* v,
                     int64_t v_stride) {
   if (isa == CpuIsa::kAvx512) {
-    isa::avx512::WinogradInput(tile, depth, v, v_stride);
+    (tile_size == 4 ? isa::avx512::WinogradInputF4 : isa::avx512::WinogradInput)(tile, depth, v,
+                                                                                 v_stride);
   } else {
-    isa::avx2::WinogradInput(tile, depth, v, v_stride);
+    (tile_size == 4 ? isa::avx2::WinogradInputF4 : isa::avx2::WinogradInput)(tile, depth, v,
+                                                                             v_stride);
   }
 }
 
-void OutputTransform(CpuIsa isa, const float* m, int64_t m_stride, int64_t depth,
+void OutputTransform(CpuIsa isa, int tile_size, const float* m, int64_t m_stride, int64_t depth,
                      float* const* out) {
   if (isa == CpuIsa::kAvx512) {
-    isa::avx512::WinogradOutput(m, m_stride, depth, out);
+    (tile_size == 4 ? isa::avx512::WinogradOutputF4 : isa::avx512::WinogradOutput)(m, m_stride,
+                                                                                   depth, out);
   } else {
-    isa::avx2::WinogradOutput(m, m_stride, depth, out);
+    (tile_size == 4 ? isa::avx2::WinogradOutputF4 : isa::avx2::WinogradOutput)(m, m_stride, depth,
+                                                                               out);
   }
 }
 
-// Row i of U = G g G^T (points 4i to 4i + 3) for the 3x3 kernels of one input channel, all
-// output channels at once: taps[t] points at tap t's row of out_depth weights, u[j] at point
-// 4i + j's row. In double, rounded once; through local chunks, which the compiler vectorizes
-// (the rows could alias). G's rows are (1, 0, 0), (1/2, 1/2, 1/2), (1/2, -1/2, 1/2), (0, 0, 1).
-void TransformKernels(const float* const* taps, int64_t out_depth, int i, float* const* u) {
+// G of F(2x2, 3x3) (points 0, 1, -1) and of F(4x4, 3x3) (points 0, 1, -1, 2, -2), one row per
+// point of a side of the tile.
+constexpr double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+constexpr double kG4[6][3] = {{1.0 / 4, 0, 0},
+                              {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                              {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                              {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                              {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                              {0, 0, 1}};
+
+// Row i of U = G g G^T (points span * i to span * i + span - 1) for the 3x3 kernels of one input
+// channel, all output channels at once: taps[t] points at tap t's row of out_depth weights, u[j]
+// at point span * i + j's row. In double, rounded once; through local chunks, which the compiler
+// vectorizes (the rows could alias).
+void TransformKernels(const float* const* taps, int64_t out_depth, int span, int i,
+                      float* const* u) {
+  const double(*g)[3] = span == 6 ? kG4 : kG2;
   constexpr int64_t kChunk = 64;
   for (int64_t c0 = 0; c0 < out_depth; c0 += kChunk) {
     const int64_t n = std::min(kChunk, out_depth - c0);
     double t[3][kChunk];  // row i of G g
-    for (int j = 0; j < 3; ++j) {
-      const float* g0 = taps[j] + c0;
-      const float* g1 = taps[3 + j] + c0;
-      const float* g2 = taps[6 + j] + c0;
+    for (int b = 0; b < 3; ++b) {
       for (int64_t c = 0; c < n; ++c) {
-        const double a = g0[c], b = g1[c], d = g2[c];
-        t[j][c] = i == 0 ? a : i == 1 ? (a + b + d) / 2 : i == 2 ? (a - b + d) / 2 : d;
+        t[b][c] = g[i][0] * taps[b][c0 + c] + g[i][1] * taps[3 + b][c0 + c] +
+                  g[i][2] * taps[6 + b][c0 + c];
       }
     }
-    float rows[4][kChunk];
-    for (int64_t c = 0; c < n; ++c) {
-      const double a = t[0][c], b = t[1][c], d = t[2][c];
-      rows[0][c] = static_cast<float>(a);
-      rows[1][c] = static_cast<float>((a + b + d) / 2);
-      rows[2][c] = static_cast<float>((a - b + d) / 2);
-      rows[3][c] = static_cast<float>(d);
+    float row[kChunk];
+    for (int j = 0; j < span; ++j) {
+      for (int64_t c = 0; c < n; ++c) {
+        row[c] = static_cast<float>(g[j][0] * t[0][c] + g[j][1] * t[1][c] + g[j][2] * t[2][c]);
+      }
+      std::memcpy(u[j] + c0, row, n * sizeof(float));
     }
-    for (int j = 0; j < 4; ++j) std::memcpy(u[j] + c0, rows[j], n * sizeof(float));
   }
 }
 
+// GRAPHRT_WINOGRAD's value, or null.
+const char* Setting() { return std::getenv("GRAPHRT_WINOGRAD"); }
 bool DisabledByEnvironment() {
-  const char* value = std::getenv("GRAPHRT_WINOGRAD");
+  const char* value = Setting();
   return value != nullptr && std::strcmp(value, "0") == 0;
 }
 
 }  // namespace
 
+int WinogradTile(int64_t window) {
+  if (window != 3) return 2;
+  const char* value = Setting();
+  return value != nullptr && std::strcmp(value, "2") == 0 ? 2 : 4;
+}
+
 std::unique_ptr<WinogradFilter> WinogradFilter::Make(CpuIsa isa, const float* filter,
                                                      int64_t window, int64_t in_depth,
-                                                     int64_t out_depth) {
+                                                     int64_t out_depth, int tile) {
   if (!HasPackedSgemm(isa) || (window != 3 && window != 5) || in_depth < 1 || out_depth < 1) {
     return nullptr;
   }
-  std::unique_ptr<WinogradFilter> result(new WinogradFilter(isa, window, in_depth, out_depth));
+  if (tile == 0) tile = WinogradTile(window);
+  if (tile != 2 && (tile != 4 || window != 3)) return nullptr;
+  std::unique_ptr<WinogradFilter> result(
+      new WinogradFilter(isa, window, in_depth, out_depth, tile));
   const int64_t blocks = result->blocks();
   const int64_t size = result->depth() * out_depth;
-  // A row of U's points at a time: a quarter of U in memory at once.
+  const int span = result->span();
+  // A row of U's points at a time: a quarter or a sixth of U in memory at once.
   std::vector<float> u;
   const std::vector<float> zeros(static_cast<size_t>(out_depth), 0.f);  // taps past a 5x5 window
   try {
-    u.resize(static_cast<size_t>(4 * size));
+    u.resize(static_cast<size_t>(span * size));
   } catch (const std::bad_alloc&) {
     return nullptr;
   }
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < span; ++i) {
     // Block (br, bc), channel ci: tap (r, c) of its 3x3 is the window's (3 br + r, 3 bc + c),
     // filter[((row * window + col) * in_depth + ci) * out_depth + co]; it goes to
     // u[j * size + ((br * blocks + bc) * in_depth + ci) * out_depth + co].
@@ -108,15 +135,15 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(CpuIsa isa, const float* fi
                           ? filter + ((row * window + col) * in_depth + ci) * out_depth
                           : zeros.data();
         }
-        float* rows[4];
-        for (int j = 0; j < 4; ++j) {
+        float* rows[6];
+        for (int j = 0; j < span; ++j) {
           rows[j] = u.data() + j * size + (block * in_depth + ci) * out_depth;
         }
-        TransformKernels(taps, out_depth, i, rows);
+        TransformKernels(taps, out_depth, span, i, rows);
       }
     }
-    for (int j = 0; j < 4; ++j) {
-      std::unique_ptr<SgemmPackedB>& point = result->points_[4 * i + j];
+    for (int j = 0; j < span; ++j) {
+      std::unique_ptr<SgemmPackedB>& point = result->points_[span * i + j];
       point =
           SgemmPackedB::Pack(isa, u.data() + j * size, out_depth, 1, result->depth(), out_depth);
       if (point == nullptr) return nullptr;
@@ -135,7 +162,8 @@ const WinogradFilter* WinogradWeights::Get(CpuIsa isa, const float* filter, int6
   }
   const WinogradFilter* f = filter_.get();
   if (f == nullptr || filter != source_ || f->isa() != isa || f->window() != window ||
-      f->in_depth() != in_depth || f->out_depth() != out_depth) {
+      f->in_depth() != in_depth || f->out_depth() != out_depth ||
+      f->tile() != WinogradTile(window)) {
     return nullptr;
   }
   return f;
@@ -155,15 +183,26 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
   const CpuIsa isa = filter.isa();
   const int64_t in_depth = g.depth, out_depth = filter.out_depth();
   const int64_t blocks = filter.blocks(), depth = filter.depth();  // the GEMMs' depth
-  const int64_t tile_rows = (g.out_rows + 1) / 2, tile_cols = (g.out_cols + 1) / 2;
-  const int64_t band_target = std::max<int64_t>(1, kBandTileFloats / std::max(depth, out_depth));
-  const int64_t band_rows = std::clamp<int64_t>(band_target / tile_cols, 1, tile_rows);
-  const int64_t bands = (tile_rows + band_rows - 1) / band_rows;
+  const int tile = filter.tile(), span = filter.span(), points = filter.points();
+  const int64_t tile_rows = (g.out_rows + tile - 1) / tile;
+  const int64_t tile_cols = (g.out_cols + tile - 1) / tile;
+  // F(4x4, 3x3)'s tiles hold 36 points: fewer of them a band, for the same bytes as F(2x2, 3x3).
+  // Each band streams all of U, so a band holds at least one tile per kUFloatsPerTile of it.
+  const int64_t band_target =
+      std::max<int64_t>({1, kBandTileFloats * 16 / points / std::max(depth, out_depth),
+                         points * depth * out_depth / kUFloatsPerTile});
+  // Rows of tiles count on from one image to the next, so that a band of small images holds
+  // several of them (ResNet50's 7x7 images at 512 channels: one image's 4 tiles a band made
+  // the GEMMs 4 rows deep, streaming U's 38 MB for each).
+  const int64_t all_tile_rows = g.batch * tile_rows;
+  const int64_t band_rows = std::clamp<int64_t>(band_target / tile_cols, 1, all_tile_rows);
+  const int64_t bands = (all_tile_rows + band_rows - 1) / band_rows;
   const int64_t max_tiles = band_rows * tile_cols;
   const std::vector<float> zeros(static_cast<size_t>(in_depth), 0.f);  // the padding's pixels
 
-  // Band `index` (image * bands + band): its three steps, each shared out over the threads
-  // through `split` when it is given, else run here. v and m hold max_tiles tiles.
+  // Band `index` (tile rows [index * band_rows, + band_rows) of all images): its three steps,
+  // each shared out over the threads through `split` when it is given, else run here. v and m
+  // hold max_tiles tiles.
   auto run_band = [&](const OpKernelContext* split, int64_t index, float* v, float* m) {
     auto each = [&](int64_t total, int64_t cost, const std::function<void(int64_t, int64_t)>& fn) {
       if (split != nullptr) {
@@ -172,32 +211,41 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
         fn(0, total);
       }
     };
-    const int64_t image = index / bands;
-    const int64_t ty0 = index % bands * band_rows;
-    const int64_t tiles = (std::min(tile_rows, ty0 + band_rows) - ty0) * tile_cols;
-    const float* image_in = in + image * g.in_rows * g.in_cols * in_depth;
-    float* image_out = out + image * g.out_rows * g.out_cols * out_depth;
-    each(tiles, kWinogradPoints * depth * 2, [&](int64_t first, int64_t last) {
-      const float* pixels[kWinogradPoints];
+    const int64_t gy0 = index * band_rows;  // the band's first tile row, over all images
+    const int64_t tiles = (std::min(all_tile_rows, gy0 + band_rows) - gy0) * tile_cols;
+    // Tile t: image, tile row and column.
+    auto locate = [&](int64_t t, int64_t* image, int64_t* ty, int64_t* tx) {
+      const int64_t gy = gy0 + t / tile_cols;
+      *image = gy / tile_rows;
+      *ty = gy % tile_rows;
+      *tx = t % tile_cols;
+    };
+    each(tiles, points * depth * 2, [&](int64_t first, int64_t last) {
+      const float* pixels[kWinogradMaxPoints];
       for (int64_t t = first; t < last; ++t) {
+        int64_t image, ty, tx;
+        locate(t, &image, &ty, &tx);
+        const float* image_in = in + image * g.in_rows * g.in_cols * in_depth;
         for (int64_t block = 0; block < blocks * blocks; ++block) {
           // A 5x5 window's blocks read the input 0 or 3 rows and columns further on.
-          const int64_t row0 = 2 * (ty0 + t / tile_cols) - g.pad_top + 3 * (block / blocks);
-          const int64_t col0 = 2 * (t % tile_cols) - g.pad_left + 3 * (block % blocks);
-          for (int i = 0; i < 4; ++i) {
+          const int64_t row0 = tile * ty - g.pad_top + 3 * (block / blocks);
+          const int64_t col0 = tile * tx - g.pad_left + 3 * (block % blocks);
+          for (int i = 0; i < span; ++i) {
             const int64_t r = row0 + i;
-            for (int j = 0; j < 4; ++j) {
+            for (int j = 0; j < span; ++j) {
               const int64_t c = col0 + j;
               const bool inside = r >= 0 && r < g.in_rows && c >= 0 && c < g.in_cols;
-              pixels[4 * i + j] = inside ? image_in + (r * g.in_cols + c) * in_depth : zeros.data();
+              pixels[span * i + j] =
+                  inside ? image_in + (r * g.in_cols + c) * in_depth : zeros.data();
             }
           }
-          InputTransform(isa, pixels, in_depth, v + t * depth + block * in_depth, tiles * depth);
+          InputTransform(isa, tile, pixels, in_depth, v + t * depth + block * in_depth,
+                         tiles * depth);
         }
       }
     });
     std::atomic<bool> packed_ok{true};
-    each(kWinogradPoints, tiles * depth * out_depth * 2, [&](int64_t first, int64_t last) {
+    each(points, tiles * depth * out_depth * 2, [&](int64_t first, int64_t last) {
       for (int64_t x = first; x < last; ++x) {
         SgemmArgs args;
         args.m = tiles;
@@ -214,37 +262,47 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
       }
     });
     if (!packed_ok) throw std::bad_alloc();
-    each(tiles, kWinogradPoints * out_depth * 2, [&](int64_t first, int64_t last) {
+    each(tiles, points * out_depth * 2, [&](int64_t first, int64_t last) {
       for (int64_t t = first; t < last; ++t) {
-        const int64_t row = 2 * (ty0 + t / tile_cols), col = 2 * (t % tile_cols);
-        float* corner = image_out + (row * g.out_cols + col) * out_depth;
-        const bool right = col + 1 < g.out_cols, below = row + 1 < g.out_rows;
-        float* outputs[4] = {corner, right ? corner + out_depth : nullptr,
-                             below ? corner + g.out_cols * out_depth : nullptr,
-                             right && below ? corner + (g.out_cols + 1) * out_depth : nullptr};
-        OutputTransform(isa, m + t * out_depth, tiles * out_depth, out_depth, outputs);
+        int64_t image, ty, tx;
+        locate(t, &image, &ty, &tx);
+        float* image_out = out + image * g.out_rows * g.out_cols * out_depth;
+        const int64_t row = tile * ty, col = tile * tx;
+        float* outputs[16];  // tile x tile, row-major; null past the output's edge
+        for (int i = 0; i < tile; ++i) {
+          for (int j = 0; j < tile; ++j) {
+            outputs[tile * i + j] = row + i < g.out_rows && col + j < g.out_cols
+                                        ? image_out + ((row + i) * g.out_cols + col + j) * out_depth
+                                        : nullptr;
+          }
+        }
+        OutputTransform(isa, tile, m + t * out_depth, tiles * out_depth, out_depth, outputs);
       }
     });
-    const int64_t row0 = 2 * ty0;
-    const int64_t rows = std::min(g.out_rows, 2 * (ty0 + band_rows)) - row0;
-    finish((image * g.out_rows + row0) * g.out_cols, rows * g.out_cols);
+    // The band's output rows, over all images (the last tile row of an image may reach past it).
+    int64_t image, ty, tx;
+    locate(0, &image, &ty, &tx);
+    const int64_t first_row = image * g.out_rows + tile * ty;
+    locate(tiles - 1, &image, &ty, &tx);
+    const int64_t end_row = image * g.out_rows + std::min(g.out_rows, tile * (ty + 1));
+    finish(first_row * g.out_cols, (end_row - first_row) * g.out_cols);
   };
 
-  const int64_t total = g.batch * bands;
+  const int64_t total = bands;
   const int threads = ctx->device()->intra_op_threads();
   if (threads > 1 && total >= 2 * threads) {
     // Enough bands to share out whole: each thread keeps its band in its own cache.
-    ctx->ParallelFor(total, max_tiles * kWinogradPoints * depth * out_depth * 2,
+    ctx->ParallelFor(total, max_tiles * points * depth * out_depth * 2,
                      [&](int64_t first, int64_t last) {
-                       ScratchBuffer<float> v(kWinogradPoints * max_tiles * depth);
-                       ScratchBuffer<float> m(kWinogradPoints * max_tiles * out_depth);
+                       ScratchBuffer<float> v(points * max_tiles * depth);
+                       ScratchBuffer<float> m(points * max_tiles * out_depth);
                        for (int64_t i = first; i < last; ++i)
                          run_band(nullptr, i, v.get(), m.get());
                      });
     return;
   }
-  ScratchBuffer<float> v(kWinogradPoints * max_tiles * depth);
-  ScratchBuffer<float> m(kWinogradPoints * max_tiles * out_depth);
+  ScratchBuffer<float> v(points * max_tiles * depth);
+  ScratchBuffer<float> m(points * max_tiles * out_depth);
   for (int64_t i = 0; i < total; ++i) run_band(ctx, i, v.get(), m.get());
 }
 

@@ -1,18 +1,21 @@
-// Winograd's minimal filtering F(2x2, 3x3) for float convolutions of unit stride and dilation
-// with a 3x3 or 5x5 window (NHWC input, HWIO filter), on the paths with packed SGEMM kernels
-// (AVX2, AVX-512).
+// Winograd's minimal filtering F(4x4, 3x3) and F(2x2, 3x3) for float convolutions of unit stride
+// and dilation with a 3x3 or 5x5 window (NHWC input, HWIO filter), on the paths with packed SGEMM
+// kernels (AVX2, AVX-512).
 //
-// Each 2x2 block of outputs (a tile) is computed from the 4x4 block of input under it as
-// A^T [(G g G^T) . (B^T d B)] A: 16 products per channel pair where the direct convolution takes
-// 36. Over a band of tiles, the input transform gives 16 matrices V[x] (tiles x depth), the
-// filter transform (once per constant filter) 16 matrices U[x] (depth x out_depth), and the
-// 16 GEMMs M[x] = V[x] U[x] do the work; the output transform folds M back into 2x2 outputs.
+// Each m x m block of outputs (a tile; m = 4 for a 3x3 window, 2 for a 5x5 one) is computed from
+// the (m + 2) x (m + 2) block of input under it as A^T [(G g G^T) . (B^T d B)] A: per channel
+// pair, 36 products for 16 outputs (F(4x4, 3x3)) or 16 for 4 (F(2x2, 3x3)), where the direct
+// convolution takes 144 or 36. Over a band of tiles, the input transform gives one matrix V[x]
+// (tiles x depth) per point x of the tile, the filter transform (once per constant filter) one
+// U[x] (depth x out_depth), and the GEMMs M[x] = V[x] U[x] do the work; the output transform
+// folds M back into m x m outputs.
 // A 5x5 window is the 6x6 one it fits in, zero-padded, cut into four 3x3 blocks: the blocks
 // read the input shifted by 0 or 3 rows and columns, and stand side by side as four times the
 // input channels of one 3x3 convolution (64 products per channel pair and 2x2 tile, where the
-// direct sum takes 100). The transforms' coefficients are 0, +-1 and +-1/2, so the results
-// differ from the direct sum only by float rounding in a different order
-// (ConvOpsTest.WinogradMatchesReference bounds it).
+// direct sum takes 100). F(2x2, 3x3)'s coefficients are 0, +-1 and +-1/2; F(4x4, 3x3)'s reach 8
+// in A and 5 in B and hold 1/6 and 1/24 in G (its points 0, +-1, +-2), so its rounding error is
+// some ten times larger, still within 1e-5 of the sum of the products' magnitudes
+// (ConvOpsTest.WinogradMatchesReference bounds both).
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_WINOGRAD_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_WINOGRAD_H_
 
@@ -30,31 +33,36 @@ namespace graphrt {
 
 class OpKernelContext;
 
-inline constexpr int kWinogradPoints = 16;  // a 4x4 input tile
+inline constexpr int kWinogradMaxPoints = 36;  // a 6x6 input tile
 
 // A 3x3 or 5x5 filter (HWIO, [window, window, in_depth, out_depth]) transformed to its 16
 // matrices U[x], each packed for the SGEMM kernels of one path.
 class WinogradFilter {
  public:
   // Null when memory runs out, `isa` has no packed SGEMM or the window is neither 3 nor 5.
+  // `tile` (outputs per side of a tile): WinogradTile(window) unless 2 (F(2x2, 3x3) for a 3x3).
   static std::unique_ptr<WinogradFilter> Make(CpuIsa isa, const float* filter, int64_t window,
-                                              int64_t in_depth, int64_t out_depth);
+                                              int64_t in_depth, int64_t out_depth, int tile = 0);
 
   CpuIsa isa() const { return isa_; }
   int64_t window() const { return window_; }
   int64_t in_depth() const { return in_depth_; }
   int64_t out_depth() const { return out_depth_; }
+  int tile() const { return tile_; }
+  int span() const { return tile_ + 2; }  // input pixels per side of a tile
+  int points() const { return span() * span(); }
   // 3x3 blocks along each axis (1 or 2), and the GEMMs' depth: blocks^2 * in_depth.
   int64_t blocks() const { return window_ == 3 ? 1 : 2; }
   int64_t depth() const { return blocks() * blocks() * in_depth_; }
   const SgemmPackedB& point(int x) const { return *points_[x]; }
 
  private:
-  WinogradFilter(CpuIsa isa, int64_t window, int64_t in_depth, int64_t out_depth)
-      : isa_(isa), window_(window), in_depth_(in_depth), out_depth_(out_depth) {}
+  WinogradFilter(CpuIsa isa, int64_t window, int64_t in_depth, int64_t out_depth, int tile)
+      : isa_(isa), window_(window), in_depth_(in_depth), out_depth_(out_depth), tile_(tile) {}
   CpuIsa isa_;
   int64_t window_, in_depth_, out_depth_;
-  std::array<std::unique_ptr<SgemmPackedB>, kWinogradPoints> points_;
+  int tile_;
+  std::array<std::unique_ptr<SgemmPackedB>, kWinogradMaxPoints> points_;
 };
 
 // A kernel's constant filter, transformed on its first use and reused by every later Run (as
@@ -76,8 +84,12 @@ class WinogradWeights {
 // Whether WinogradConvNhwc computes this convolution: a 3x3 or 5x5 window of unit stride and
 // dilation, one group, and enough channels for the transforms to cost less than the products
 // they save.
-// GRAPHRT_WINOGRAD=0 in the environment turns it off (im2col + GEMM then runs).
+// GRAPHRT_WINOGRAD=0 in the environment turns it off (im2col + GEMM then runs); =2 makes 3x3
+// windows take F(2x2, 3x3).
 bool WinogradApplies(CpuIsa isa, const Window2D& g, int64_t patch_depth, int64_t out_depth);
+
+// The tile a `window` x `window` convolution takes: 4 for 3x3 (2 with GRAPHRT_WINOGRAD=2), else 2.
+int WinogradTile(int64_t window);
 
 // out[N*OH*OW, out_depth] = conv(in, filter), with any zero padding `g` gives. `finish(first,
 // count)` runs on each band of whole output rows [first, first + count) (pixels) as soon as it is
@@ -93,14 +105,19 @@ namespace isa {
 // WinogradInput: v[x * v_stride + c] = (B^T d B)[x] for c < depth, where d[x] = tile[x][c]
 // (the tile's 16 input pixels, row-major). WinogradOutput: out[k][c] = (A^T m A)[k] for the
 // outputs (0,0), (0,1), (1,0), (1,1) of the tile, where m[x] = m[x * m_stride + c]; a null
-// out[k] is outside the output and not written.
+// out[k] is outside the output and not written. The F4 ones: the same for F(4x4, 3x3), 36 input
+// pixels and 16 outputs, row-major.
 namespace avx2 {
 void WinogradInput(const float* const* tile, int64_t depth, float* v, int64_t v_stride);
 void WinogradOutput(const float* m, int64_t m_stride, int64_t depth, float* const* out);
+void WinogradInputF4(const float* const* tile, int64_t depth, float* v, int64_t v_stride);
+void WinogradOutputF4(const float* m, int64_t m_stride, int64_t depth, float* const* out);
 }  // namespace avx2
 namespace avx512 {
 void WinogradInput(const float* const* tile, int64_t depth, float* v, int64_t v_stride);
 void WinogradOutput(const float* m, int64_t m_stride, int64_t depth, float* const* out);
+void WinogradInputF4(const float* const* tile, int64_t depth, float* v, int64_t v_stride);
+void WinogradOutputF4(const float* m, int64_t m_stride, int64_t depth, float* const* out);
 }  // namespace avx512
 }  // namespace isa
 
