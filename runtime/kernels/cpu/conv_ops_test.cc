@@ -339,8 +339,7 @@ TEST(ConvOpsTest, WinogradMatchesReference) {
     StatusOr<Tensor> im2col = RunConv("Conv2D", input, filter, attrs);
     ASSERT_EQ(unsetenv("GRAPHRT_WINOGRAD"), 0);
     ASSERT_TRUE(im2col.ok()) << im2col.status();
-    // F(4x4, 3x3) (3x3 windows by default), then F(2x2, 3x3) (GRAPHRT_WINOGRAD=2; 5x5 windows
-    // take it either way).
+    // F(4x4, 3x3) (the default), then F(2x2, 3x3) (GRAPHRT_WINOGRAD=2).
     for (const char* setting : {"", "2"}) {
       SCOPED_TRACE(StrCat("GRAPHRT_WINOGRAD=", setting));
       if (*setting != 0) {
@@ -351,8 +350,7 @@ TEST(ConvOpsTest, WinogradMatchesReference) {
       // the padding) get the rounding of their tile's others, 1e-6 of the largest magnitude.
       const bool f4 = WinogradTile(k) == 4;
       const double tolerance = f4 ? 2e-6 : 1e-6;
-      const double floor =
-          f4 ? 1e-6 * *std::max_element(magnitude.begin(), magnitude.end()) : 0.0;
+      const double floor = f4 ? 1e-6 * *std::max_element(magnitude.begin(), magnitude.end()) : 0.0;
       for (int threads : {1, 2, 3}) {
         StatusOr<Tensor> y = RunConv("Conv2D", input, filter, attrs, threads);
         ASSERT_TRUE(y.ok()) << y.status();

@@ -95,7 +95,6 @@ bool DisabledByEnvironment() {
 }  // namespace
 
 int WinogradTile(int64_t window) {
-  if (window != 3) return 2;
   const char* value = Setting();
   return value != nullptr && std::strcmp(value, "2") == 0 ? 2 : 4;
 }
@@ -107,7 +106,7 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(CpuIsa isa, const float* fi
     return nullptr;
   }
   if (tile == 0) tile = WinogradTile(window);
-  if (tile != 2 && (tile != 4 || window != 3)) return nullptr;
+  if (tile != 2 && tile != 4) return nullptr;
   std::unique_ptr<WinogradFilter> result(
       new WinogradFilter(isa, window, in_depth, out_depth, tile));
   const int64_t blocks = result->blocks();

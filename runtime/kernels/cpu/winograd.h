@@ -2,7 +2,7 @@
 // and dilation with a 3x3 or 5x5 window (NHWC input, HWIO filter), on the paths with packed SGEMM
 // kernels (AVX2, AVX-512).
 //
-// Each m x m block of outputs (a tile; m = 4 for a 3x3 window, 2 for a 5x5 one) is computed from
+// Each m x m block of outputs (a tile; m = 4, or 2 with GRAPHRT_WINOGRAD=2) is computed from
 // the (m + 2) x (m + 2) block of input under it as A^T [(G g G^T) . (B^T d B)] A: per channel
 // pair, 36 products for 16 outputs (F(4x4, 3x3)) or 16 for 4 (F(2x2, 3x3)), where the direct
 // convolution takes 144 or 36. Over a band of tiles, the input transform gives one matrix V[x]
@@ -11,11 +11,12 @@
 // folds M back into m x m outputs.
 // A 5x5 window is the 6x6 one it fits in, zero-padded, cut into four 3x3 blocks: the blocks
 // read the input shifted by 0 or 3 rows and columns, and stand side by side as four times the
-// input channels of one 3x3 convolution (64 products per channel pair and 2x2 tile, where the
-// direct sum takes 100). F(2x2, 3x3)'s coefficients are 0, +-1 and +-1/2; F(4x4, 3x3)'s reach 8
+// input channels of one 3x3 convolution (144 products per channel pair and 4x4 tile, where the
+// direct sum takes 400). F(2x2, 3x3)'s coefficients are 0, +-1 and +-1/2; F(4x4, 3x3)'s reach 8
 // in A and 5 in B and hold 1/6 and 1/24 in G (its points 0, +-1, +-2), so its rounding error is
-// some ten times larger, still within 1e-5 of the sum of the products' magnitudes
-// (ConvOpsTest.WinogradMatchesReference bounds both).
+// some fifteen times larger: 2e-6 of the sum of the products' magnitudes in
+// ConvOpsTest.WinogradMatchesReference, and on InceptionV3 a max abs difference from TensorFlow
+// of 2.9e-4 (logits over a range of 3.3) where F(2x2, 3x3) gives 9.4e-5.
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_WINOGRAD_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_WINOGRAD_H_
 
@@ -35,12 +36,12 @@ class OpKernelContext;
 
 inline constexpr int kWinogradMaxPoints = 36;  // a 6x6 input tile
 
-// A 3x3 or 5x5 filter (HWIO, [window, window, in_depth, out_depth]) transformed to its 16
-// matrices U[x], each packed for the SGEMM kernels of one path.
+// A 3x3 or 5x5 filter (HWIO, [window, window, in_depth, out_depth]) transformed to its 36 (or
+// 16) matrices U[x], each packed for the SGEMM kernels of one path.
 class WinogradFilter {
  public:
   // Null when memory runs out, `isa` has no packed SGEMM or the window is neither 3 nor 5.
-  // `tile` (outputs per side of a tile): WinogradTile(window) unless 2 (F(2x2, 3x3) for a 3x3).
+  // `tile` (outputs per side of a tile, 2 or 4): WinogradTile() unless given.
   static std::unique_ptr<WinogradFilter> Make(CpuIsa isa, const float* filter, int64_t window,
                                               int64_t in_depth, int64_t out_depth, int tile = 0);
 
@@ -84,11 +85,11 @@ class WinogradWeights {
 // Whether WinogradConvNhwc computes this convolution: a 3x3 or 5x5 window of unit stride and
 // dilation, one group, and enough channels for the transforms to cost less than the products
 // they save.
-// GRAPHRT_WINOGRAD=0 in the environment turns it off (im2col + GEMM then runs); =2 makes 3x3
-// windows take F(2x2, 3x3).
+// GRAPHRT_WINOGRAD=0 in the environment turns it off (im2col + GEMM then runs); =2 takes
+// F(2x2, 3x3) instead of F(4x4, 3x3).
 bool WinogradApplies(CpuIsa isa, const Window2D& g, int64_t patch_depth, int64_t out_depth);
 
-// The tile a `window` x `window` convolution takes: 4 for 3x3 (2 with GRAPHRT_WINOGRAD=2), else 2.
+// The tile a `window` x `window` convolution takes: 4 (2 with GRAPHRT_WINOGRAD=2).
 int WinogradTile(int64_t window);
 
 // out[N*OH*OW, out_depth] = conv(in, filter), with any zero padding `g` gives. `finish(first,
