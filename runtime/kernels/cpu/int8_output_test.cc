@@ -92,28 +92,35 @@ TEST(Int8Output, EveryPathMatchesTheReference) {
 
 // The codes are QuantizeV2's: round half away from zero at exact ties, 0 below the range and 255
 // above it.
+// The codes of one row of sums, acc[j] * multipliers[j] clamped to [lower, inf), with range_scale
+// 1 and min_scaled -10: code = round(v) + 10.
+std::vector<uint8_t> CodesOfOneRow(QGemmIsa isa, const std::vector<int32_t>& acc,
+                                   const std::vector<float>& multipliers, float lower) {
+  std::vector<uint8_t> codes(acc.size());
+  Int8OutputArgs args;
+  args.acc = acc.data();
+  args.rows = 1;
+  args.cols = static_cast<int64_t>(acc.size());
+  args.multipliers = multipliers.data();
+  args.lower = lower;
+  args.upper = std::numeric_limits<float>::infinity();
+  args.codes = codes.data();
+  args.range_scale = 1.0f;
+  args.min_scaled = -10;
+  Int8OutputRows(isa, args);
+  return codes;
+}
+
 TEST(Int8Output, CodesRoundHalfAwayFromZero) {
-  // v = acc * 0.5 with range_scale 1 and min_scaled -10: code = round(acc / 2) + 10.
+  // v = acc * 0.5: code = round(acc / 2) + 10.
   std::vector<int32_t> acc = {-21, -20, -19, 1, 2, 3, 489, 490, 491, 600, -600, 5, 7, 9, 11, 13};
   std::vector<float> multipliers(acc.size(), 0.5f);
-  const float inf = std::numeric_limits<float>::infinity();
   for (QGemmIsa isa : {QGemmIsa::kBaseline, QGemmIsa::kAvx2, QGemmIsa::kAvx512}) {
     if (!QGemmIsaRuns(isa)) continue;
-    std::vector<uint8_t> codes(acc.size());
-    Int8OutputArgs args;
-    args.acc = acc.data();
-    args.rows = 1;
-    args.cols = static_cast<int64_t>(acc.size());
-    args.multipliers = multipliers.data();
-    args.lower = -inf;
-    args.upper = inf;
-    args.codes = codes.data();
-    args.range_scale = 1.0f;
-    args.min_scaled = -10;
-    Int8OutputRows(isa, args);
     const std::vector<uint8_t> want = {0,   0,   0, 11, 11, 12, 255, 255,
                                        255, 255, 0, 13, 14, 15, 16,  17};
-    EXPECT_EQ(codes, want) << QGemmIsaName(isa);
+    EXPECT_EQ(CodesOfOneRow(isa, acc, multipliers, -std::numeric_limits<float>::infinity()), want)
+        << QGemmIsaName(isa);
   }
 }
 
@@ -138,19 +145,7 @@ TEST(Int8Output, NonNegativeCodesRoundHalfAwayFromZero) {
   int runs = 0;
   for (QGemmIsa isa : {QGemmIsa::kBaseline, QGemmIsa::kAvx2, QGemmIsa::kAvx512}) {
     if (!QGemmIsaRuns(isa)) continue;
-    std::vector<uint8_t> codes(acc.size());
-    Int8OutputArgs args;
-    args.acc = acc.data();
-    args.rows = 1;
-    args.cols = static_cast<int64_t>(acc.size());
-    args.multipliers = multipliers.data();
-    args.lower = 0.0f;
-    args.upper = std::numeric_limits<float>::infinity();
-    args.codes = codes.data();
-    args.range_scale = 1.0f;
-    args.min_scaled = -10;
-    Int8OutputRows(isa, args);
-    EXPECT_EQ(codes, want) << QGemmIsaName(isa);
+    EXPECT_EQ(CodesOfOneRow(isa, acc, multipliers, 0.0f), want) << QGemmIsaName(isa);
     ++runs;
   }
   EXPECT_GE(runs, 1);
