@@ -348,7 +348,7 @@ TEST(ConvOpsTest, WinogradMatchesReference) {
       // F(4x4, 3x3) mixes a 6x6 tile with coefficients up to 8 and 1/24: its error is up to
       // 2e-6 of an output's magnitude, and outputs whose terms are all zero (a window wholly in
       // the padding) get the rounding of their tile's others, 1e-6 of the largest magnitude.
-      const bool f4 = WinogradTile(k) == 4;
+      const bool f4 = WinogradTile() == 4;
       const double tolerance = f4 ? 2e-6 : 1e-6;
       const double floor = f4 ? 1e-6 * *std::max_element(magnitude.begin(), magnitude.end()) : 0.0;
       for (int threads : {1, 2, 3}) {

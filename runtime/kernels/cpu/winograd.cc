@@ -94,7 +94,7 @@ bool DisabledByEnvironment() {
 
 }  // namespace
 
-int WinogradTile(int64_t window) {
+int WinogradTile() {
   const char* value = Setting();
   return value != nullptr && std::strcmp(value, "2") == 0 ? 2 : 4;
 }
@@ -105,7 +105,7 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(CpuIsa isa, const float* fi
   if (!HasPackedSgemm(isa) || (window != 3 && window != 5) || in_depth < 1 || out_depth < 1) {
     return nullptr;
   }
-  if (tile == 0) tile = WinogradTile(window);
+  if (tile == 0) tile = WinogradTile();
   if (tile != 2 && tile != 4) return nullptr;
   std::unique_ptr<WinogradFilter> result(
       new WinogradFilter(isa, window, in_depth, out_depth, tile));
@@ -161,8 +161,7 @@ const WinogradFilter* WinogradWeights::Get(CpuIsa isa, const float* filter, int6
   }
   const WinogradFilter* f = filter_.get();
   if (f == nullptr || filter != source_ || f->isa() != isa || f->window() != window ||
-      f->in_depth() != in_depth || f->out_depth() != out_depth ||
-      f->tile() != WinogradTile(window)) {
+      f->in_depth() != in_depth || f->out_depth() != out_depth || f->tile() != WinogradTile()) {
     return nullptr;
   }
   return f;
@@ -287,11 +286,10 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
     finish(first_row * g.out_cols, (end_row - first_row) * g.out_cols);
   };
 
-  const int64_t total = bands;
   const int threads = ctx->device()->intra_op_threads();
-  if (threads > 1 && total >= 2 * threads) {
+  if (threads > 1 && bands >= 2 * threads) {
     // Enough bands to share out whole: each thread keeps its band in its own cache.
-    ctx->ParallelFor(total, max_tiles * points * depth * out_depth * 2,
+    ctx->ParallelFor(bands, max_tiles * points * depth * out_depth * 2,
                      [&](int64_t first, int64_t last) {
                        ScratchBuffer<float> v(points * max_tiles * depth);
                        ScratchBuffer<float> m(points * max_tiles * out_depth);
@@ -302,7 +300,7 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
   }
   ScratchBuffer<float> v(points * max_tiles * depth);
   ScratchBuffer<float> m(points * max_tiles * out_depth);
-  for (int64_t i = 0; i < total; ++i) run_band(ctx, i, v.get(), m.get());
+  for (int64_t i = 0; i < bands; ++i) run_band(ctx, i, v.get(), m.get());
 }
 
 }  // namespace graphrt

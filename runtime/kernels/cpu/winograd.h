@@ -89,8 +89,8 @@ class WinogradWeights {
 // F(2x2, 3x3) instead of F(4x4, 3x3).
 bool WinogradApplies(CpuIsa isa, const Window2D& g, int64_t patch_depth, int64_t out_depth);
 
-// The tile a `window` x `window` convolution takes: 4 (2 with GRAPHRT_WINOGRAD=2).
-int WinogradTile(int64_t window);
+// The tile every Winograd convolution takes: 4 (2 with GRAPHRT_WINOGRAD=2).
+int WinogradTile();
 
 // out[N*OH*OW, out_depth] = conv(in, filter), with any zero padding `g` gives. `finish(first,
 // count)` runs on each band of whole output rows [first, first + count) (pixels) as soon as it is
