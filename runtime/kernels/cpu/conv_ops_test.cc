@@ -339,18 +339,19 @@ TEST(ConvOpsTest, WinogradMatchesReference) {
     StatusOr<Tensor> im2col = RunConv("Conv2D", input, filter, attrs);
     ASSERT_EQ(unsetenv("GRAPHRT_WINOGRAD"), 0);
     ASSERT_TRUE(im2col.ok()) << im2col.status();
-    // F(4x4, 3x3) (the default), then F(2x2, 3x3) (GRAPHRT_WINOGRAD=2).
+    // The default forms, F(4x4, 3x3) and F(2x2, 5x5), then F(2x2, 3x3) (GRAPHRT_WINOGRAD=2).
     for (const char* setting : {"", "2"}) {
       SCOPED_TRACE(StrCat("GRAPHRT_WINOGRAD=", setting));
       if (*setting != 0) {
         ASSERT_EQ(setenv("GRAPHRT_WINOGRAD", setting, 1), 0);
       }
-      // F(4x4, 3x3) mixes a 6x6 tile with coefficients up to 8 and 1/24: its error is up to
-      // 2e-6 of an output's magnitude, and outputs whose terms are all zero (a window wholly in
-      // the padding) get the rounding of their tile's others, 1e-6 of the largest magnitude.
-      const bool f4 = WinogradTile() == 4;
-      const double tolerance = f4 ? 2e-6 : 1e-6;
-      const double floor = f4 ? 1e-6 * *std::max_element(magnitude.begin(), magnitude.end()) : 0.0;
+      // The 6x6 forms mix a tile with coefficients up to 5 (B) and 8 (F(4x4, 3x3)'s A): their
+      // error is up to 2e-6 of an output's magnitude, and outputs whose terms are all zero (a
+      // window wholly in the padding) get the rounding of their tile's others, 1e-6 of the
+      // largest magnitude.
+      const bool six = WinogradTile() == 4;
+      const double tolerance = six ? 2e-6 : 1e-6;
+      const double floor = six ? 1e-6 * *std::max_element(magnitude.begin(), magnitude.end()) : 0.0;
       for (int threads : {1, 2, 3}) {
         StatusOr<Tensor> y = RunConv("Conv2D", input, filter, attrs, threads);
         ASSERT_TRUE(y.ok()) << y.status();
@@ -363,8 +364,9 @@ TEST(ConvOpsTest, WinogradMatchesReference) {
           ASSERT_LE(error, 4 * direct + tolerance * magnitude[i] + floor)
               << "element " << i << ": " << y->data<float>()[i] << " vs " << expected[i];
         }
-        RecordProperty(StrCat("worst_relative_to_magnitude_", h, "x", w, "_", threads),
-                       std::to_string(worst));
+        RecordProperty(StrCat("worst_relative_to_magnitude_", k, "x", k, "_", h, "x", w, "_",
+                              threads, "_", *setting == 0 ? "default" : setting),
+                       StrCat(worst));
       }
       winograd_cases += WinogradApplies(isa, g, d, c.out_depth);
       ASSERT_EQ(unsetenv("GRAPHRT_WINOGRAD"), 0);

@@ -26,30 +26,32 @@ constexpr int64_t kBandTileFloats = 16384;
 // 14 tiles, 254 in one band of all 32.
 constexpr int64_t kUFloatsPerTile = 32768;
 
-void InputTransform(CpuIsa isa, int tile_size, const float* const* tile, int64_t depth, float* v,
+// Both 6x6 forms, F(4x4, 3x3) and F(2x2, 5x5), share B (their points are the same).
+void InputTransform(CpuIsa isa, int span, const float* const* tile, int64_t depth, float* v,
                     int64_t v_stride) {
   if (isa == CpuIsa::kAvx512) {
-    (tile_size == 4 ? isa::avx512::WinogradInputF4 : isa::avx512::WinogradInput)(tile, depth, v,
-                                                                                 v_stride);
+    (span == 6 ? isa::avx512::WinogradInputF4 : isa::avx512::WinogradInput)(tile, depth, v,
+                                                                            v_stride);
   } else {
-    (tile_size == 4 ? isa::avx2::WinogradInputF4 : isa::avx2::WinogradInput)(tile, depth, v,
-                                                                             v_stride);
+    (span == 6 ? isa::avx2::WinogradInputF4 : isa::avx2::WinogradInput)(tile, depth, v, v_stride);
   }
 }
 
-void OutputTransform(CpuIsa isa, int tile_size, const float* m, int64_t m_stride, int64_t depth,
-                     float* const* out) {
-  if (isa == CpuIsa::kAvx512) {
-    (tile_size == 4 ? isa::avx512::WinogradOutputF4 : isa::avx512::WinogradOutput)(m, m_stride,
-                                                                                   depth, out);
+void OutputTransform(CpuIsa isa, int tile_size, int span, const float* m, int64_t m_stride,
+                     int64_t depth, float* const* out) {
+  const bool avx512 = isa == CpuIsa::kAvx512;
+  if (tile_size == 4) {
+    (avx512 ? isa::avx512::WinogradOutputF4 : isa::avx2::WinogradOutputF4)(m, m_stride, depth, out);
+  } else if (span == 6) {
+    (avx512 ? isa::avx512::WinogradOutputF25 : isa::avx2::WinogradOutputF25)(m, m_stride, depth,
+                                                                             out);
   } else {
-    (tile_size == 4 ? isa::avx2::WinogradOutputF4 : isa::avx2::WinogradOutput)(m, m_stride, depth,
-                                                                               out);
+    (avx512 ? isa::avx512::WinogradOutput : isa::avx2::WinogradOutput)(m, m_stride, depth, out);
   }
 }
 
-// G of F(2x2, 3x3) (points 0, 1, -1) and of F(4x4, 3x3) (points 0, 1, -1, 2, -2), one row per
-// point of a side of the tile.
+// G of F(2x2, 3x3) (points 0, 1, -1), of F(4x4, 3x3) and of F(2x2, 5x5) (points 0, 1, -1, 2, -2):
+// a row per point of a side of the tile, a column per tap; the point at infinity is the last row.
 constexpr double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
 constexpr double kG4[6][3] = {{1.0 / 4, 0, 0},
                               {-1.0 / 6, -1.0 / 6, -1.0 / 6},
@@ -57,28 +59,47 @@ constexpr double kG4[6][3] = {{1.0 / 4, 0, 0},
                               {1.0 / 24, 1.0 / 12, 1.0 / 6},
                               {1.0 / 24, -1.0 / 12, 1.0 / 6},
                               {0, 0, 1}};
+constexpr double kG25[6][5] = {{1.0 / 4, 0, 0, 0, 0},
+                               {-1.0 / 6, -1.0 / 6, -1.0 / 6, -1.0 / 6, -1.0 / 6},
+                               {-1.0 / 6, 1.0 / 6, -1.0 / 6, 1.0 / 6, -1.0 / 6},
+                               {1.0 / 24, 1.0 / 12, 1.0 / 6, 1.0 / 3, 2.0 / 3},
+                               {1.0 / 24, -1.0 / 12, 1.0 / 6, -1.0 / 3, 2.0 / 3},
+                               {0, 0, 0, 0, 1}};
 
-// Row i of U = G g G^T (points span * i to span * i + span - 1) for the 3x3 kernels of one input
-// channel, all output channels at once: taps[t] points at tap t's row of out_depth weights, u[j]
-// at point span * i + j's row. In double, rounded once; through local chunks, which the compiler
-// vectorizes (the rows could alias).
-void TransformKernels(const float* const* taps, int64_t out_depth, int span, int i,
+// The form GRAPHRT_WINOGRAD chooses for a window of 3 or 5: F(tile x tile, taps x taps).
+void ChooseForm(int64_t window, int* tile, int* taps) {
+  *tile = WinogradTile();
+  *taps = 3;
+  if (window == 5 && *tile == 4) {
+    *tile = 2;
+    *taps = 5;
+  }
+}
+
+// Row i of U = G g G^T (points span * i to span * i + span - 1) for the r x r kernels of one input
+// channel, all output channels at once: taps[t] points at tap t's row of out_depth weights
+// (row-major), u[j] at point span * i + j's row. In double, rounded once; through local chunks,
+// which the compiler vectorizes (the rows could alias).
+void TransformKernels(const float* const* taps, int64_t out_depth, int span, int r, int i,
                       float* const* u) {
-  const double(*g)[3] = span == 6 ? kG4 : kG2;
+  const double* g = r == 5 ? kG25[0] : span == 6 ? kG4[0] : kG2[0];  // row x at g + x * r
   constexpr int64_t kChunk = 64;
   for (int64_t c0 = 0; c0 < out_depth; c0 += kChunk) {
     const int64_t n = std::min(kChunk, out_depth - c0);
-    double t[3][kChunk];  // row i of G g
-    for (int b = 0; b < 3; ++b) {
+    double t[5][kChunk];  // row i of G g
+    for (int b = 0; b < r; ++b) {
       for (int64_t c = 0; c < n; ++c) {
-        t[b][c] = g[i][0] * taps[b][c0 + c] + g[i][1] * taps[3 + b][c0 + c] +
-                  g[i][2] * taps[6 + b][c0 + c];
+        double sum = 0;
+        for (int a = 0; a < r; ++a) sum += g[i * r + a] * taps[r * a + b][c0 + c];
+        t[b][c] = sum;
       }
     }
     float row[kChunk];
     for (int j = 0; j < span; ++j) {
       for (int64_t c = 0; c < n; ++c) {
-        row[c] = static_cast<float>(g[j][0] * t[0][c] + g[j][1] * t[1][c] + g[j][2] * t[2][c]);
+        double sum = 0;
+        for (int b = 0; b < r; ++b) sum += g[j * r + b] * t[b][c];
+        row[c] = static_cast<float>(sum);
       }
       std::memcpy(u[j] + c0, row, n * sizeof(float));
     }
@@ -101,14 +122,14 @@ int WinogradTile() {
 
 std::unique_ptr<WinogradFilter> WinogradFilter::Make(CpuIsa isa, const float* filter,
                                                      int64_t window, int64_t in_depth,
-                                                     int64_t out_depth, int tile) {
+                                                     int64_t out_depth) {
   if (!HasPackedSgemm(isa) || (window != 3 && window != 5) || in_depth < 1 || out_depth < 1) {
     return nullptr;
   }
-  if (tile == 0) tile = WinogradTile();
-  if (tile != 2 && tile != 4) return nullptr;
+  int tile, r;
+  ChooseForm(window, &tile, &r);
   std::unique_ptr<WinogradFilter> result(
-      new WinogradFilter(isa, window, in_depth, out_depth, tile));
+      new WinogradFilter(isa, window, in_depth, out_depth, tile, r));
   const int64_t blocks = result->blocks();
   const int64_t size = result->depth() * out_depth;
   const int span = result->span();
@@ -121,15 +142,15 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(CpuIsa isa, const float* fi
     return nullptr;
   }
   for (int i = 0; i < span; ++i) {
-    // Block (br, bc), channel ci: tap (r, c) of its 3x3 is the window's (3 br + r, 3 bc + c),
+    // Block (br, bc), channel ci: tap (y, x) of its r x r is the window's (r br + y, r bc + x),
     // filter[((row * window + col) * in_depth + ci) * out_depth + co]; it goes to
     // u[j * size + ((br * blocks + bc) * in_depth + ci) * out_depth + co].
     for (int64_t block = 0; block < blocks * blocks; ++block) {
-      const int64_t row0 = 3 * (block / blocks), col0 = 3 * (block % blocks);
+      const int64_t row0 = r * (block / blocks), col0 = r * (block % blocks);
       for (int64_t ci = 0; ci < in_depth; ++ci) {
-        const float* taps[9];
-        for (int tap = 0; tap < 9; ++tap) {
-          const int64_t row = row0 + tap / 3, col = col0 + tap % 3;
+        const float* taps[25];
+        for (int tap = 0; tap < r * r; ++tap) {
+          const int64_t row = row0 + tap / r, col = col0 + tap % r;
           taps[tap] = row < window && col < window
                           ? filter + ((row * window + col) * in_depth + ci) * out_depth
                           : zeros.data();
@@ -138,7 +159,7 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(CpuIsa isa, const float* fi
         for (int j = 0; j < span; ++j) {
           rows[j] = u.data() + j * size + (block * in_depth + ci) * out_depth;
         }
-        TransformKernels(taps, out_depth, span, i, rows);
+        TransformKernels(taps, out_depth, span, r, i, rows);
       }
     }
     for (int j = 0; j < span; ++j) {
@@ -160,8 +181,11 @@ const WinogradFilter* WinogradWeights::Get(CpuIsa isa, const float* filter, int6
     filter_ = WinogradFilter::Make(isa, filter, window, in_depth, out_depth);
   }
   const WinogradFilter* f = filter_.get();
+  int tile, taps;
+  ChooseForm(window, &tile, &taps);
   if (f == nullptr || filter != source_ || f->isa() != isa || f->window() != window ||
-      f->in_depth() != in_depth || f->out_depth() != out_depth || f->tile() != WinogradTile()) {
+      f->in_depth() != in_depth || f->out_depth() != out_depth || f->tile() != tile ||
+      f->taps() != taps) {
     return nullptr;
   }
   return f;
@@ -182,6 +206,7 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
   const int64_t in_depth = g.depth, out_depth = filter.out_depth();
   const int64_t blocks = filter.blocks(), depth = filter.depth();  // the GEMMs' depth
   const int tile = filter.tile(), span = filter.span(), points = filter.points();
+  const int64_t taps = filter.taps();
   const int64_t tile_rows = (g.out_rows + tile - 1) / tile;
   const int64_t tile_cols = (g.out_cols + tile - 1) / tile;
   // F(4x4, 3x3)'s tiles hold 36 points: fewer of them a band, for the same bytes as F(2x2, 3x3).
@@ -225,9 +250,9 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
         locate(t, &image, &ty, &tx);
         const float* image_in = in + image * g.in_rows * g.in_cols * in_depth;
         for (int64_t block = 0; block < blocks * blocks; ++block) {
-          // A 5x5 window's blocks read the input 0 or 3 rows and columns further on.
-          const int64_t row0 = tile * ty - g.pad_top + 3 * (block / blocks);
-          const int64_t col0 = tile * tx - g.pad_left + 3 * (block % blocks);
+          // A 5x5 window's 3x3 blocks read the input 0 or 3 rows and columns further on.
+          const int64_t row0 = tile * ty - g.pad_top + taps * (block / blocks);
+          const int64_t col0 = tile * tx - g.pad_left + taps * (block % blocks);
           for (int i = 0; i < span; ++i) {
             const int64_t r = row0 + i;
             for (int j = 0; j < span; ++j) {
@@ -237,7 +262,7 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
                   inside ? image_in + (r * g.in_cols + c) * in_depth : zeros.data();
             }
           }
-          InputTransform(isa, tile, pixels, in_depth, v + t * depth + block * in_depth,
+          InputTransform(isa, span, pixels, in_depth, v + t * depth + block * in_depth,
                          tiles * depth);
         }
       }
@@ -274,7 +299,7 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
                                         : nullptr;
           }
         }
-        OutputTransform(isa, tile, m + t * out_depth, tiles * out_depth, out_depth, outputs);
+        OutputTransform(isa, tile, span, m + t * out_depth, tiles * out_depth, out_depth, outputs);
       }
     });
     // The band's output rows, over all images (the last tile row of an image may reach past it).

@@ -1,22 +1,25 @@
-// Winograd's minimal filtering F(4x4, 3x3) and F(2x2, 3x3) for float convolutions of unit stride
-// and dilation with a 3x3 or 5x5 window (NHWC input, HWIO filter), on the paths with packed SGEMM
-// kernels (AVX2, AVX-512).
+// Winograd's minimal filtering F(4x4, 3x3), F(2x2, 5x5) and F(2x2, 3x3) for float convolutions of
+// unit stride and dilation with a 3x3 or 5x5 window (NHWC input, HWIO filter), on the paths with
+// packed SGEMM kernels (AVX2, AVX-512).
 //
-// Each m x m block of outputs (a tile; m = 4, or 2 with GRAPHRT_WINOGRAD=2) is computed from
-// the (m + 2) x (m + 2) block of input under it as A^T [(G g G^T) . (B^T d B)] A: per channel
-// pair, 36 products for 16 outputs (F(4x4, 3x3)) or 16 for 4 (F(2x2, 3x3)), where the direct
-// convolution takes 144 or 36. Over a band of tiles, the input transform gives one matrix V[x]
-// (tiles x depth) per point x of the tile, the filter transform (once per constant filter) one
-// U[x] (depth x out_depth), and the GEMMs M[x] = V[x] U[x] do the work; the output transform
+// F(m x m, r x r) computes each m x m block of outputs (a tile) from the (m + r - 1) x (m + r - 1)
+// block of input under it as A^T [(G g G^T) . (B^T d B)] A: per channel pair, 36 products for 16
+// outputs (F(4x4, 3x3)), 36 for 4 (F(2x2, 5x5)) or 16 for 4 (F(2x2, 3x3)), where the direct
+// convolution takes 144, 100 or 36. Over a band of tiles, the input transform gives one matrix
+// V[x] (tiles x depth) per point x of the tile, the filter transform (once per constant filter)
+// one U[x] (depth x out_depth), and the GEMMs M[x] = V[x] U[x] do the work; the output transform
 // folds M back into m x m outputs.
-// A 5x5 window is the 6x6 one it fits in, zero-padded, cut into four 3x3 blocks: the blocks
-// read the input shifted by 0 or 3 rows and columns, and stand side by side as four times the
-// input channels of one 3x3 convolution (144 products per channel pair and 4x4 tile, where the
-// direct sum takes 400). F(2x2, 3x3)'s coefficients are 0, +-1 and +-1/2; F(4x4, 3x3)'s reach 8
-// in A and 5 in B and hold 1/6 and 1/24 in G (its points 0, +-1, +-2), so its rounding error is
-// some fifteen times larger: 2e-6 of the sum of the products' magnitudes in
-// ConvOpsTest.WinogradMatchesReference, and on InceptionV3 a max abs difference from TensorFlow
-// of 2.9e-4 (logits over a range of 3.3) where F(2x2, 3x3) gives 9.4e-5.
+// 3x3 windows take F(4x4, 3x3) and 5x5 ones F(2x2, 5x5). Both use the points 0, +-1, +-2 and so
+// the same B; F(2x2, 5x5)'s small tiles waste less past the output's edge (the fixture CNN's
+// 10x10 outputs: none, where 4x4 tiles cover 12x12). GRAPHRT_WINOGRAD=2 takes F(2x2, 3x3)
+// instead, for a 5x5 window too: the 6x6 window it fits in, zero-padded, cut into four 3x3 blocks
+// that read the input shifted by 0 or 3 rows and columns, and stand side by side as four times
+// the input channels of one 3x3 convolution.
+// F(2x2, 3x3)'s coefficients are 0, +-1 and +-1/2; F(4x4, 3x3)'s reach 8 in A and 5 in B and hold
+// 1/6 and 1/24 in G, so its rounding error is some fifteen times larger: 2e-6 of the sum of the
+// products' magnitudes in ConvOpsTest.WinogradMatchesReference, and on InceptionV3 a max abs
+// difference from TensorFlow of 2.9e-4 (logits over a range of 3.3) where F(2x2, 3x3) gives
+// 9.4e-5. F(2x2, 5x5) shares B with F(4x4, 3x3), but its A only reaches 2.
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_WINOGRAD_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_WINOGRAD_H_
 
@@ -40,29 +43,37 @@ inline constexpr int kWinogradMaxPoints = 36;  // a 6x6 input tile
 // 16) matrices U[x], each packed for the SGEMM kernels of one path.
 class WinogradFilter {
  public:
-  // Null when memory runs out, `isa` has no packed SGEMM or the window is neither 3 nor 5.
-  // `tile` (outputs per side of a tile, 2 or 4): WinogradTile() unless given.
+  // Null when memory runs out, `isa` has no packed SGEMM or the window is neither 3 nor 5. The
+  // form, F(tile x tile, taps x taps), is the one GRAPHRT_WINOGRAD chooses (WinogradTile()).
   static std::unique_ptr<WinogradFilter> Make(CpuIsa isa, const float* filter, int64_t window,
-                                              int64_t in_depth, int64_t out_depth, int tile = 0);
+                                              int64_t in_depth, int64_t out_depth);
 
   CpuIsa isa() const { return isa_; }
   int64_t window() const { return window_; }
   int64_t in_depth() const { return in_depth_; }
   int64_t out_depth() const { return out_depth_; }
   int tile() const { return tile_; }
-  int span() const { return tile_ + 2; }  // input pixels per side of a tile
+  int taps() const { return taps_; }              // r of F(m x m, r x r): 3 or 5
+  int span() const { return tile_ + taps_ - 1; }  // input pixels per side of a tile
   int points() const { return span() * span(); }
-  // 3x3 blocks along each axis (1 or 2), and the GEMMs' depth: blocks^2 * in_depth.
-  int64_t blocks() const { return window_ == 3 ? 1 : 2; }
+  // Blocks of taps x taps along each axis (2 for a 5x5 window by F(2x2, 3x3), else 1), and the
+  // GEMMs' depth: blocks^2 * in_depth.
+  int64_t blocks() const { return window_ > taps_ ? 2 : 1; }
   int64_t depth() const { return blocks() * blocks() * in_depth_; }
   const SgemmPackedB& point(int x) const { return *points_[x]; }
 
  private:
-  WinogradFilter(CpuIsa isa, int64_t window, int64_t in_depth, int64_t out_depth, int tile)
-      : isa_(isa), window_(window), in_depth_(in_depth), out_depth_(out_depth), tile_(tile) {}
+  WinogradFilter(CpuIsa isa, int64_t window, int64_t in_depth, int64_t out_depth, int tile,
+                 int taps)
+      : isa_(isa),
+        window_(window),
+        in_depth_(in_depth),
+        out_depth_(out_depth),
+        tile_(tile),
+        taps_(taps) {}
   CpuIsa isa_;
   int64_t window_, in_depth_, out_depth_;
-  int tile_;
+  int tile_, taps_;
   std::array<std::unique_ptr<SgemmPackedB>, kWinogradMaxPoints> points_;
 };
 
@@ -89,7 +100,8 @@ class WinogradWeights {
 // F(2x2, 3x3) instead of F(4x4, 3x3).
 bool WinogradApplies(CpuIsa isa, const Window2D& g, int64_t patch_depth, int64_t out_depth);
 
-// The tile every Winograd convolution takes: 4 (2 with GRAPHRT_WINOGRAD=2).
+// The tile of 3x3 windows: 4 (2 with GRAPHRT_WINOGRAD=2). 5x5 windows take F(2x2, 5x5), or
+// F(2x2, 3x3) over four blocks with GRAPHRT_WINOGRAD=2.
 int WinogradTile();
 
 // out[N*OH*OW, out_depth] = conv(in, filter), with any zero padding `g` gives. `finish(first,
@@ -107,18 +119,21 @@ namespace isa {
 // (the tile's 16 input pixels, row-major). WinogradOutput: out[k][c] = (A^T m A)[k] for the
 // outputs (0,0), (0,1), (1,0), (1,1) of the tile, where m[x] = m[x * m_stride + c]; a null
 // out[k] is outside the output and not written. The F4 ones: the same for F(4x4, 3x3), 36 input
-// pixels and 16 outputs, row-major.
+// pixels and 16 outputs, row-major; WinogradInputF4 serves F(2x2, 5x5) too, and
+// WinogradOutputF25 folds its 36 products into 4 outputs.
 namespace avx2 {
 void WinogradInput(const float* const* tile, int64_t depth, float* v, int64_t v_stride);
 void WinogradOutput(const float* m, int64_t m_stride, int64_t depth, float* const* out);
 void WinogradInputF4(const float* const* tile, int64_t depth, float* v, int64_t v_stride);
 void WinogradOutputF4(const float* m, int64_t m_stride, int64_t depth, float* const* out);
+void WinogradOutputF25(const float* m, int64_t m_stride, int64_t depth, float* const* out);
 }  // namespace avx2
 namespace avx512 {
 void WinogradInput(const float* const* tile, int64_t depth, float* v, int64_t v_stride);
 void WinogradOutput(const float* m, int64_t m_stride, int64_t depth, float* const* out);
 void WinogradInputF4(const float* const* tile, int64_t depth, float* v, int64_t v_stride);
 void WinogradOutputF4(const float* m, int64_t m_stride, int64_t depth, float* const* out);
+void WinogradOutputF25(const float* m, int64_t m_stride, int64_t depth, float* const* out);
 }  // namespace avx512
 }  // namespace isa
 
