@@ -273,6 +273,7 @@ bool Product(const MatrixRef<const T>& a, bool transpose_a, const MatrixRef<cons
       const SgemmPackedB* packed = prepacked.packed;
       if (packed != nullptr && packed->isa() == isa && packed->k() == k &&
           prepacked.j0 % packed->panel_columns() == 0 && prepacked.j0 + n <= packed->n()) {
+        args.b_from_memory = packed->k() * packed->n() * int64_t{sizeof(float)} > kSgemmL2Bytes;
         if (PackedSgemm(isa, args, *packed, prepacked.j0)) return true;
       } else if (PackedSgemm(isa, args)) {
         return true;

@@ -48,7 +48,14 @@ struct SgemmArgs {
   float* c = nullptr;
   int64_t ldc = 0;
   const SgemmEpilogue* epilogue = nullptr;  // none when null
+  // B was packed beforehand and the products that read it take more than L2 holds, so that it
+  // comes from memory: the kernels ask for it ahead (where few rows share each of its panels).
+  bool b_from_memory = false;
 };
+
+// The most bytes of B a product can expect to find in L2 again (1 MB: Zen 4; Intel's server cores
+// from Skylake on have 1 to 2 MB).
+inline constexpr int64_t kSgemmL2Bytes = int64_t{1} << 20;
 
 // Whether PackedSgemm has a kernel for `isa` (the baseline path has none: it keeps gemm.h's).
 bool HasPackedSgemm(CpuIsa isa);

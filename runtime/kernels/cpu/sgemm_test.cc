@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -86,6 +87,62 @@ TEST(PackedSgemmTest, EveryPathMatchesDoubleProductOnOddShapes) {
     }
   }
   EXPECT_EQ(checked, static_cast<int>(paths.size() * shapes.size() * 4));
+}
+
+// With B marked as coming from memory, the tiles that ask for it ahead (blocks of at most 60
+// rows, B packed once) give the very bits of the ones that do not, with and without the epilogue
+// in the tiles, over depths shorter than the distance asked ahead (the first ask lands in the
+// next panel), longer ones, and ones cut into blocks (panels not contiguous).
+TEST(PackedSgemmTest, AskingForBAheadGivesTheSameBits) {
+  const std::vector<CpuIsa> paths = PackedPaths();
+  if (paths.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  const std::vector<Shape> shapes = {{12, 70, 5}, {24, 64, 100}, {49, 97, 300}, {60, 33, 513}};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  int checked = 0;
+  for (CpuIsa isa : paths) {
+    for (const Shape& s : shapes) {
+      std::vector<float> a(s.m * s.k), b(s.k * s.n), bias(s.n);
+      for (float& x : a) x = dist(rng);
+      for (float& x : b) x = dist(rng);
+      for (float& x : bias) x = dist(rng);
+      std::unique_ptr<SgemmPackedB> packed = SgemmPackedB::Pack(isa, b.data(), s.n, 1, s.k, s.n);
+      ASSERT_NE(packed, nullptr);
+      SgemmEpilogue epilogue;
+      epilogue.bias = bias.data();
+      epilogue.activation = RowActivation::kRelu;
+      const SgemmEpilogue* const ends[] = {nullptr, &epilogue};
+      for (const SgemmEpilogue* end : ends) {
+        std::vector<float> plain(s.m * s.n, 42.f), ahead(s.m * s.n, 7.f);
+        SgemmArgs args;
+        args.m = s.m;
+        args.n = s.n;
+        args.k = s.k;
+        args.a = a.data();
+        args.a_row = s.k;
+        args.a_col = 1;
+        args.ldc = s.n;
+        args.epilogue = end;
+        args.c = plain.data();
+        ASSERT_TRUE(PackedSgemm(isa, args, *packed, 0));
+        args.c = ahead.data();
+        args.b_from_memory = true;
+        ASSERT_TRUE(PackedSgemm(isa, args, *packed, 0));
+        for (size_t i = 0; i < plain.size(); ++i) {
+          ASSERT_EQ(ahead[i], plain[i]) << CpuIsaName(isa) << " m=" << s.m << " n=" << s.n
+                                        << " k=" << s.k << " element " << i;
+        }
+        double sum = 0;  // element (m - 1, n - 1) against the double product
+        for (int64_t p = 0; p < s.k; ++p) {
+          sum += static_cast<double>(a[(s.m - 1) * s.k + p]) * b[p * s.n + s.n - 1];
+        }
+        if (end != nullptr) sum = std::max(0.0, sum + bias[s.n - 1]);
+        EXPECT_NEAR(ahead.back(), sum, 1e-5 * s.k);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, static_cast<int>(paths.size() * shapes.size() * 2));
 }
 
 // The epilogue run inside the tiles gives the very bits of the product followed by

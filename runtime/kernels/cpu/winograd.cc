@@ -268,6 +268,7 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
       }
     });
     std::atomic<bool> packed_ok{true};
+    const bool u_from_memory = points * depth * out_depth * int64_t{sizeof(float)} > kSgemmL2Bytes;
     each(points, tiles * depth * out_depth * 2, [&](int64_t first, int64_t last) {
       for (int64_t x = first; x < last; ++x) {
         SgemmArgs args;
@@ -281,6 +282,7 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
         args.b_col = 1;
         args.c = m + x * tiles * out_depth;
         args.ldc = out_depth;
+        args.b_from_memory = u_from_memory;
         if (!PackedSgemm(isa, args, filter.point(static_cast<int>(x)), 0)) packed_ok = false;
       }
     });
