@@ -399,10 +399,10 @@ void ConvNhwc(const OpKernelContext* ctx, const Window2D& g, int64_t patch_depth
     if (WinogradApplies(isa, g, patch_depth, out_depth)) {
       std::unique_ptr<WinogradFilter> own;  // a filter that changes from Run to Run
       const WinogradFilter* transformed =
-          winograd != nullptr ? winograd->Get(isa, filter, g.window_rows, g.depth, out_depth)
-                              : nullptr;
+          winograd != nullptr ? winograd->Get(isa, filter, g, out_depth) : nullptr;
       if (transformed == nullptr) {
-        own = WinogradFilter::Make(isa, filter, g.window_rows, g.depth, out_depth);
+        own = WinogradFilter::Make(isa, filter, g.window_rows, g.depth, out_depth,
+                                   ChooseWinogradForm(g));
         transformed = own.get();
       }
       if (transformed != nullptr) {

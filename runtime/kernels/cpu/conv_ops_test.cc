@@ -375,6 +375,42 @@ TEST(ConvOpsTest, WinogradMatchesReference) {
   EXPECT_EQ(winograd_cases, HasPackedSgemm(isa) ? 18 : 0);
 }
 
+// The form follows the shape: F(4x4, 3x3) where the batch's output holds 12 or more 4x4 tiles,
+// F(2x2, 3x3) below (ResNet50's 7x7 layers at batch 1), F(2x2, 5x5) for 5x5 windows; a kernel's
+// WinogradWeights keeps one transform per form its Runs ask for.
+TEST(ConvOpsTest, WinogradFormFollowsTheShape) {
+  const CpuIsa isa = ActiveCpuIsa();
+  if (!HasPackedSgemm(isa)) GTEST_SKIP() << "no packed SGEMM on this path";
+  Window2D g;
+  g.in_rows = g.in_cols = g.out_rows = g.out_cols = 7;
+  g.depth = 16;
+  g.window_rows = g.window_cols = 3;
+  g.batch = 1;  // 4 tiles of 4x4
+  const WinogradForm one = ChooseWinogradForm(g);
+  EXPECT_EQ(one.tile, 2);
+  EXPECT_EQ(one.taps, 3);
+  g.batch = 3;  // 12
+  EXPECT_EQ(ChooseWinogradForm(g).tile, 4);
+  const std::vector<float> f = RandomValues(9 * 16 * 16, 5);
+  WinogradWeights weights;
+  const WinogradFilter* f4 = weights.Get(isa, f.data(), g, 16);
+  g.batch = 1;
+  const WinogradFilter* f2 = weights.Get(isa, f.data(), g, 16);
+  ASSERT_NE(f4, nullptr);
+  ASSERT_NE(f2, nullptr);
+  EXPECT_TRUE(f4->Is(WinogradForm{4, 3}));
+  EXPECT_TRUE(f2->Is(WinogradForm{2, 3}));
+  EXPECT_EQ(weights.Get(isa, f.data(), g, 16), f2);
+  EXPECT_EQ(weights.Get(isa, f.data() + 1, g, 16), nullptr);  // another filter
+  g.window_rows = g.window_cols = 5;
+  const WinogradForm five = ChooseWinogradForm(g);
+  EXPECT_EQ(five.tile, 2);
+  EXPECT_EQ(five.taps, 5);
+  ASSERT_EQ(setenv("GRAPHRT_WINOGRAD", "2", 1), 0);
+  EXPECT_EQ(ChooseWinogradForm(g).taps, 3);
+  ASSERT_EQ(unsetenv("GRAPHRT_WINOGRAD"), 0);
+}
+
 TEST(ConvOpsTest, DepthwiseMatchesTensorFlow) {
   const std::vector<float> fd = FilterSeq(36);
   ConvCase strided;

@@ -66,31 +66,22 @@ constexpr double kG25[6][5] = {{1.0 / 4, 0, 0, 0, 0},
                                {1.0 / 24, -1.0 / 12, 1.0 / 6, -1.0 / 3, 2.0 / 3},
                                {0, 0, 0, 0, 1}};
 
-// The form GRAPHRT_WINOGRAD chooses for a window of 3 or 5: F(tile x tile, taps x taps).
-void ChooseForm(int64_t window, int* tile, int* taps) {
-  *tile = WinogradTile();
-  *taps = 3;
-  if (window == 5 && *tile == 4) {
-    *tile = 2;
-    *taps = 5;
-  }
-}
-
-// Row i of U = G g G^T (points span * i to span * i + span - 1) for the r x r kernels of one input
-// channel, all output channels at once: taps[t] points at tap t's row of out_depth weights
+// Row i of U = G g G^T (points span * i to span * i + span - 1) for the kR x kR kernels of one
+// input channel, all output channels at once: taps[t] points at tap t's row of out_depth weights
 // (row-major), u[j] at point span * i + j's row. In double, rounded once; through local chunks,
 // which the compiler vectorizes (the rows could alias).
-void TransformKernels(const float* const* taps, int64_t out_depth, int span, int r, int i,
-                      float* const* u) {
-  const double* g = r == 5 ? kG25[0] : span == 6 ? kG4[0] : kG2[0];  // row x at g + x * r
+template <int kR>
+void TransformKernelsOf(const float* const* taps, int64_t out_depth, int span, int i,
+                        float* const* u) {
+  const double* g = kR == 5 ? kG25[0] : span == 6 ? kG4[0] : kG2[0];  // row x at g + x * kR
   constexpr int64_t kChunk = 64;
   for (int64_t c0 = 0; c0 < out_depth; c0 += kChunk) {
     const int64_t n = std::min(kChunk, out_depth - c0);
-    double t[5][kChunk];  // row i of G g
-    for (int b = 0; b < r; ++b) {
+    double t[kR][kChunk];  // row i of G g
+    for (int b = 0; b < kR; ++b) {
       for (int64_t c = 0; c < n; ++c) {
         double sum = 0;
-        for (int a = 0; a < r; ++a) sum += g[i * r + a] * taps[r * a + b][c0 + c];
+        for (int a = 0; a < kR; ++a) sum += g[i * kR + a] * taps[kR * a + b][c0 + c];
         t[b][c] = sum;
       }
     }
@@ -98,12 +89,17 @@ void TransformKernels(const float* const* taps, int64_t out_depth, int span, int
     for (int j = 0; j < span; ++j) {
       for (int64_t c = 0; c < n; ++c) {
         double sum = 0;
-        for (int b = 0; b < r; ++b) sum += g[j * r + b] * t[b][c];
+        for (int b = 0; b < kR; ++b) sum += g[j * kR + b] * t[b][c];
         row[c] = static_cast<float>(sum);
       }
       std::memcpy(u[j] + c0, row, n * sizeof(float));
     }
   }
+}
+
+void TransformKernels(const float* const* taps, int64_t out_depth, int span, int r, int i,
+                      float* const* u) {
+  (r == 5 ? TransformKernelsOf<5> : TransformKernelsOf<3>)(taps, out_depth, span, i, u);
 }
 
 // GRAPHRT_WINOGRAD's value, or null.
@@ -120,14 +116,22 @@ int WinogradTile() {
   return value != nullptr && std::strcmp(value, "2") == 0 ? 2 : 4;
 }
 
+WinogradForm ChooseWinogradForm(const Window2D& g) {
+  if (WinogradTile() == 2) return {2, 3};
+  if (g.window_rows == 5) return {2, 5};
+  const int64_t f4_tiles = g.batch * ((g.out_rows + 3) / 4) * ((g.out_cols + 3) / 4);
+  return f4_tiles < kWinogradMinF4Tiles ? WinogradForm{2, 3} : WinogradForm{4, 3};
+}
+
 std::unique_ptr<WinogradFilter> WinogradFilter::Make(CpuIsa isa, const float* filter,
                                                      int64_t window, int64_t in_depth,
-                                                     int64_t out_depth) {
-  if (!HasPackedSgemm(isa) || (window != 3 && window != 5) || in_depth < 1 || out_depth < 1) {
+                                                     int64_t out_depth, WinogradForm form) {
+  const int tile = form.tile, r = form.taps;
+  const bool known = (tile == 4 && r == 3) || (tile == 2 && (r == 3 || r == 5));
+  if (!HasPackedSgemm(isa) || (window != 3 && window != 5) || in_depth < 1 || out_depth < 1 ||
+      !known || r > window) {
     return nullptr;
   }
-  int tile, r;
-  ChooseForm(window, &tile, &r);
   std::unique_ptr<WinogradFilter> result(
       new WinogradFilter(isa, window, in_depth, out_depth, tile, r));
   const int64_t blocks = result->blocks();
@@ -172,23 +176,30 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(CpuIsa isa, const float* fi
   return result;
 }
 
-const WinogradFilter* WinogradWeights::Get(CpuIsa isa, const float* filter, int64_t window,
-                                           int64_t in_depth, int64_t out_depth) {
+const WinogradFilter* WinogradWeights::Get(CpuIsa isa, const float* filter, const Window2D& g,
+                                           int64_t out_depth) {
+  const WinogradForm form = ChooseWinogradForm(g);
   std::lock_guard<std::mutex> lock(mu_);
-  if (!made_) {
-    made_ = true;
-    source_ = filter;
-    filter_ = WinogradFilter::Make(isa, filter, window, in_depth, out_depth);
+  if (source_ == nullptr) source_ = filter;
+  if (filter != source_) return nullptr;
+  for (const std::unique_ptr<WinogradFilter>& f : made_) {
+    if (f->Is(form)) {
+      const bool same = f->isa() == isa && f->window() == g.window_rows &&
+                        f->in_depth() == g.depth && f->out_depth() == out_depth;
+      return same ? f.get() : nullptr;
+    }
   }
-  const WinogradFilter* f = filter_.get();
-  int tile, taps;
-  ChooseForm(window, &tile, &taps);
-  if (f == nullptr || filter != source_ || f->isa() != isa || f->window() != window ||
-      f->in_depth() != in_depth || f->out_depth() != out_depth || f->tile() != tile ||
-      f->taps() != taps) {
+  for (const WinogradForm& f : failed_) {
+    if (f.tile == form.tile && f.taps == form.taps) return nullptr;
+  }
+  std::unique_ptr<WinogradFilter> made =
+      WinogradFilter::Make(isa, filter, g.window_rows, g.depth, out_depth, form);
+  if (made == nullptr) {
+    failed_.push_back(form);
     return nullptr;
   }
-  return f;
+  made_.push_back(std::move(made));
+  return made_.back().get();
 }
 
 bool WinogradApplies(CpuIsa isa, const Window2D& g, int64_t patch_depth, int64_t out_depth) {

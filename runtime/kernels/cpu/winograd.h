@@ -11,15 +11,18 @@
 // folds M back into m x m outputs.
 // 3x3 windows take F(4x4, 3x3) and 5x5 ones F(2x2, 5x5). Both use the points 0, +-1, +-2 and so
 // the same B; F(2x2, 5x5)'s small tiles waste less past the output's edge (the fixture CNN's
-// 10x10 outputs: none, where 4x4 tiles cover 12x12). GRAPHRT_WINOGRAD=2 takes F(2x2, 3x3)
-// instead, for a 5x5 window too: the 6x6 window it fits in, zero-padded, cut into four 3x3 blocks
-// that read the input shifted by 0 or 3 rows and columns, and stand side by side as four times
-// the input channels of one 3x3 convolution.
-// F(2x2, 3x3)'s coefficients are 0, +-1 and +-1/2; F(4x4, 3x3)'s reach 8 in A and 5 in B and hold
-// 1/6 and 1/24 in G, so its rounding error is some fifteen times larger: 2e-6 of the sum of the
-// products' magnitudes in ConvOpsTest.WinogradMatchesReference, and on InceptionV3 a max abs
-// difference from TensorFlow of 2.9e-4 (logits over a range of 3.3) where F(2x2, 3x3) gives
-// 9.4e-5. F(2x2, 5x5) shares B with F(4x4, 3x3), but its A only reaches 2.
+// 10x10 outputs: none, where 4x4 tiles cover 12x12). A 3x3 window whose output holds fewer than
+// kWinogradMinF4Tiles 4x4 tiles over the batch takes F(2x2, 3x3): its GEMMs would have that few
+// rows, and would stream a U 2.25x larger for them (ResNet50's 512-channel layers at batch 1: 4
+// tiles of 7x7, 38 MB of U, 8-10 % slower than F(2x2, 3x3)'s 16 tiles and 17 MB).
+// GRAPHRT_WINOGRAD=2 takes F(2x2, 3x3) everywhere, for a 5x5 window too: the 6x6 window it fits in,
+// zero-padded, cut into four 3x3 blocks that read the input shifted by 0 or 3 rows and columns, and
+// stand side by side as four times the input channels of one 3x3 convolution. F(2x2, 3x3)'s
+// coefficients are 0, +-1 and +-1/2; F(4x4, 3x3)'s reach 8 in A and 5 in B and hold 1/6 and 1/24 in
+// G, so its rounding error is some fifteen times larger: 2e-6 of the sum of the products'
+// magnitudes in ConvOpsTest.WinogradMatchesReference, and on InceptionV3 a max abs difference from
+// TensorFlow of 2.9e-4 (logits over a range of 3.3) where F(2x2, 3x3) gives 9.4e-5. F(2x2, 5x5)
+// shares B with F(4x4, 3x3), but its A only reaches 2.
 #ifndef GRAPHRT_RUNTIME_KERNELS_CPU_WINOGRAD_H_
 #define GRAPHRT_RUNTIME_KERNELS_CPU_WINOGRAD_H_
 
@@ -28,6 +31,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "runtime/kernels/common/window.h"
 #include "runtime/kernels/cpu/cpu_isa.h"
@@ -38,15 +42,25 @@ namespace graphrt {
 class OpKernelContext;
 
 inline constexpr int kWinogradMaxPoints = 36;  // a 6x6 input tile
+inline constexpr int64_t kWinogradMinF4Tiles = 12;
+
+// F(tile x tile, taps x taps).
+struct WinogradForm {
+  int tile = 4, taps = 3;
+};
+
+// The form for a convolution WinogradApplies to: the rules above, and GRAPHRT_WINOGRAD.
+WinogradForm ChooseWinogradForm(const Window2D& g);
 
 // A 3x3 or 5x5 filter (HWIO, [window, window, in_depth, out_depth]) transformed to its 36 (or
 // 16) matrices U[x], each packed for the SGEMM kernels of one path.
 class WinogradFilter {
  public:
-  // Null when memory runs out, `isa` has no packed SGEMM or the window is neither 3 nor 5. The
-  // form, F(tile x tile, taps x taps), is the one GRAPHRT_WINOGRAD chooses (WinogradTile()).
+  // Null when memory runs out, `isa` has no packed SGEMM, the window is neither 3 nor 5 or the
+  // form is none of the three.
   static std::unique_ptr<WinogradFilter> Make(CpuIsa isa, const float* filter, int64_t window,
-                                              int64_t in_depth, int64_t out_depth);
+                                              int64_t in_depth, int64_t out_depth,
+                                              WinogradForm form);
 
   CpuIsa isa() const { return isa_; }
   int64_t window() const { return window_; }
@@ -56,6 +70,7 @@ class WinogradFilter {
   int taps() const { return taps_; }              // r of F(m x m, r x r): 3 or 5
   int span() const { return tile_ + taps_ - 1; }  // input pixels per side of a tile
   int points() const { return span() * span(); }
+  bool Is(WinogradForm form) const { return form.tile == tile_ && form.taps == taps_; }
   // Blocks of taps x taps along each axis (2 for a 5x5 window by F(2x2, 3x3), else 1), and the
   // GEMMs' depth: blocks^2 * in_depth.
   int64_t blocks() const { return window_ > taps_ ? 2 : 1; }
@@ -78,19 +93,19 @@ class WinogradFilter {
 };
 
 // A kernel's constant filter, transformed on its first use and reused by every later Run (as
-// PackedWeights keeps a packed filter).
+// PackedWeights keeps a packed filter); one transform per form its Runs' shapes take.
 class WinogradWeights {
  public:
-  // The transform of `filter` for `isa`, made by the first call; null when that failed or a call
-  // passes another filter, path or shape (the caller then transforms it itself).
-  const WinogradFilter* Get(CpuIsa isa, const float* filter, int64_t window, int64_t in_depth,
-                            int64_t out_depth);
+  // The transform of `filter` for `isa` in ChooseWinogradForm(g)'s form, made by the first call
+  // that asks for that form; null when that failed or a call passes another filter, path or
+  // depths (the caller then transforms it itself).
+  const WinogradFilter* Get(CpuIsa isa, const float* filter, const Window2D& g, int64_t out_depth);
 
  private:
   std::mutex mu_;
-  bool made_ = false;
-  const float* source_ = nullptr;
-  std::unique_ptr<WinogradFilter> filter_;
+  const float* source_ = nullptr;  // the first call's filter
+  std::vector<std::unique_ptr<WinogradFilter>> made_;
+  std::vector<WinogradForm> failed_;  // forms whose transform ran out of memory
 };
 
 // Whether WinogradConvNhwc computes this convolution: a 3x3 or 5x5 window of unit stride and
