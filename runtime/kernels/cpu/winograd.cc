@@ -50,58 +50,6 @@ void OutputTransform(CpuIsa isa, int tile_size, int span, const float* m, int64_
   }
 }
 
-// G of F(2x2, 3x3) (points 0, 1, -1), of F(4x4, 3x3) and of F(2x2, 5x5) (points 0, 1, -1, 2, -2):
-// a row per point of a side of the tile, a column per tap; the point at infinity is the last row.
-constexpr double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-constexpr double kG4[6][3] = {{1.0 / 4, 0, 0},
-                              {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                              {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                              {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                              {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                              {0, 0, 1}};
-constexpr double kG25[6][5] = {{1.0 / 4, 0, 0, 0, 0},
-                               {-1.0 / 6, -1.0 / 6, -1.0 / 6, -1.0 / 6, -1.0 / 6},
-                               {-1.0 / 6, 1.0 / 6, -1.0 / 6, 1.0 / 6, -1.0 / 6},
-                               {1.0 / 24, 1.0 / 12, 1.0 / 6, 1.0 / 3, 2.0 / 3},
-                               {1.0 / 24, -1.0 / 12, 1.0 / 6, -1.0 / 3, 2.0 / 3},
-                               {0, 0, 0, 0, 1}};
-
-// Row i of U = G g G^T (points span * i to span * i + span - 1) for the kR x kR kernels of one
-// input channel, all output channels at once: taps[t] points at tap t's row of out_depth weights
-// (row-major), u[j] at point span * i + j's row. In double, rounded once; through local chunks,
-// which the compiler vectorizes (the rows could alias).
-template <int kR>
-void TransformKernelsOf(const float* const* taps, int64_t out_depth, int span, int i,
-                        float* const* u) {
-  const double* g = kR == 5 ? kG25[0] : span == 6 ? kG4[0] : kG2[0];  // row x at g + x * kR
-  constexpr int64_t kChunk = 64;
-  for (int64_t c0 = 0; c0 < out_depth; c0 += kChunk) {
-    const int64_t n = std::min(kChunk, out_depth - c0);
-    double t[kR][kChunk];  // row i of G g
-    for (int b = 0; b < kR; ++b) {
-      for (int64_t c = 0; c < n; ++c) {
-        double sum = 0;
-        for (int a = 0; a < kR; ++a) sum += g[i * kR + a] * taps[kR * a + b][c0 + c];
-        t[b][c] = sum;
-      }
-    }
-    float row[kChunk];
-    for (int j = 0; j < span; ++j) {
-      for (int64_t c = 0; c < n; ++c) {
-        double sum = 0;
-        for (int b = 0; b < kR; ++b) sum += g[j * kR + b] * t[b][c];
-        row[c] = static_cast<float>(sum);
-      }
-      std::memcpy(u[j] + c0, row, n * sizeof(float));
-    }
-  }
-}
-
-void TransformKernels(const float* const* taps, int64_t out_depth, int span, int r, int i,
-                      float* const* u) {
-  (r == 5 ? TransformKernelsOf<5> : TransformKernelsOf<3>)(taps, out_depth, span, i, u);
-}
-
 // GRAPHRT_WINOGRAD's value, or null.
 const char* Setting() { return std::getenv("GRAPHRT_WINOGRAD"); }
 bool DisabledByEnvironment() {
@@ -163,7 +111,11 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(CpuIsa isa, const float* fi
         for (int j = 0; j < span; ++j) {
           rows[j] = u.data() + j * size + (block * in_depth + ci) * out_depth;
         }
-        TransformKernels(taps, out_depth, span, r, i, rows);
+        if (isa == CpuIsa::kAvx512) {
+          isa::avx512::WinogradFilterRow(taps, out_depth, span, r, i, rows);
+        } else {
+          isa::avx2::WinogradFilterRow(taps, out_depth, span, r, i, rows);
+        }
       }
     }
     for (int j = 0; j < span; ++j) {

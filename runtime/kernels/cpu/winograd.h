@@ -135,13 +135,17 @@ namespace isa {
 // outputs (0,0), (0,1), (1,0), (1,1) of the tile, where m[x] = m[x * m_stride + c]; a null
 // out[k] is outside the output and not written. The F4 ones: the same for F(4x4, 3x3), 36 input
 // pixels and 16 outputs, row-major; WinogradInputF4 serves F(2x2, 5x5) too, and
-// WinogradOutputF25 folds its 36 products into 4 outputs.
+// WinogradOutputF25 folds its 36 products into 4 outputs. WinogradFilterRow: row i of
+// U = G g G^T (its span points span * i + j at u[j]) for F(m x m, r x r) with the given span and
+// r, from the r x r taps of one input channel (taps[t]: tap t's out_depth weights, row-major).
 namespace avx2 {
 void WinogradInput(const float* const* tile, int64_t depth, float* v, int64_t v_stride);
 void WinogradOutput(const float* m, int64_t m_stride, int64_t depth, float* const* out);
 void WinogradInputF4(const float* const* tile, int64_t depth, float* v, int64_t v_stride);
 void WinogradOutputF4(const float* m, int64_t m_stride, int64_t depth, float* const* out);
 void WinogradOutputF25(const float* m, int64_t m_stride, int64_t depth, float* const* out);
+void WinogradFilterRow(const float* const* taps, int64_t out_depth, int span, int r, int i,
+                       float* const* u);
 }  // namespace avx2
 namespace avx512 {
 void WinogradInput(const float* const* tile, int64_t depth, float* v, int64_t v_stride);
@@ -149,6 +153,8 @@ void WinogradOutput(const float* m, int64_t m_stride, int64_t depth, float* cons
 void WinogradInputF4(const float* const* tile, int64_t depth, float* v, int64_t v_stride);
 void WinogradOutputF4(const float* m, int64_t m_stride, int64_t depth, float* const* out);
 void WinogradOutputF25(const float* m, int64_t m_stride, int64_t depth, float* const* out);
+void WinogradFilterRow(const float* const* taps, int64_t out_depth, int span, int r, int i,
+                       float* const* u);
 }  // namespace avx512
 }  // namespace isa
 
