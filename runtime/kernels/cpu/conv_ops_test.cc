@@ -227,6 +227,9 @@ TEST(ConvOpsTest, Conv2DMatchesReference) {
       // (small_depth_conv.h), here with four vectors of output channels and with a partial one.
       {{1, 13, 11, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, "SAME"},
       {{2, 9, 9, 4}, {3, 3, 4, 20}, 1, 1, 1, 1, "SAME"},
+      // Rows of 11 and 17 pixels: whole register tiles, then four pixels, then one.
+      {{1, 9, 22, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, "SAME"},
+      {{1, 6, 17, 2}, {3, 3, 2, 16}, 1, 1, 1, 1, "SAME"},
   };
   for (const Case& c : cases) {
     const int64_t n = c.in[0], h = c.in[1], w = c.in[2], d = c.in[3];
