@@ -19,6 +19,22 @@ struct Shape {
   int64_t m, n, k;
 };
 
+// c[m, n] (row stride ldc) = a[m, k] * b[k, n], both row-major.
+SgemmArgs RowMajorProduct(const Shape& s, const float* a, const float* b, int64_t ldc) {
+  SgemmArgs args;
+  args.m = s.m;
+  args.n = s.n;
+  args.k = s.k;
+  args.a = a;
+  args.a_row = s.k;
+  args.a_col = 1;
+  args.b = b;
+  args.b_row = s.n;
+  args.b_col = 1;
+  args.ldc = ldc;
+  return args;
+}
+
 // The packed paths this CPU runs.
 std::vector<CpuIsa> PackedPaths() {
   std::vector<CpuIsa> paths;
@@ -114,14 +130,7 @@ TEST(PackedSgemmTest, AskingForBAheadGivesTheSameBits) {
       const SgemmEpilogue* const ends[] = {nullptr, &epilogue};
       for (const SgemmEpilogue* end : ends) {
         std::vector<float> plain(s.m * s.n, 42.f), ahead(s.m * s.n, 7.f);
-        SgemmArgs args;
-        args.m = s.m;
-        args.n = s.n;
-        args.k = s.k;
-        args.a = a.data();
-        args.a_row = s.k;
-        args.a_col = 1;
-        args.ldc = s.n;
+        SgemmArgs args = RowMajorProduct(s, a.data(), b.data(), s.n);
         args.epilogue = end;
         args.c = plain.data();
         ASSERT_TRUE(PackedSgemm(isa, args, *packed, 0));
@@ -173,17 +182,7 @@ TEST(PackedSgemmTest, EpilogueInTilesGivesBiasActivationRowsBits) {
       for (RowActivation activation : activations) {
         for (bool with_addend : {false, true}) {
           for (bool prepacked : {false, true}) {
-            SgemmArgs args;
-            args.m = s.m;
-            args.n = s.n;
-            args.k = s.k;
-            args.a = a.data();
-            args.a_row = s.k;
-            args.a_col = 1;
-            args.b = b.data();
-            args.b_row = s.n;
-            args.b_col = 1;
-            args.ldc = ldc;
+            SgemmArgs args = RowMajorProduct(s, a.data(), b.data(), ldc);
             std::vector<float> want(s.m * ldc, 42.f), got(s.m * ldc, 42.f);
             args.c = want.data();
             ASSERT_TRUE(prepacked ? PackedSgemm(isa, args, *packed, 0) : PackedSgemm(isa, args));
