@@ -14,7 +14,8 @@
 // 10x10 outputs: none, where 4x4 tiles cover 12x12). A 3x3 window whose output holds fewer than
 // kWinogradMinF4Tiles 4x4 tiles over the batch takes F(2x2, 3x3): its GEMMs would have that few
 // rows, and would stream a U 2.25x larger for them (ResNet50's 512-channel layers at batch 1: 4
-// tiles of 7x7, 38 MB of U, 8-10 % slower than F(2x2, 3x3)'s 16 tiles and 17 MB).
+// tiles of 7x7 and 38 MB of U, against F(2x2, 3x3)'s 16 tiles and 17 MB; as fast in the model,
+// 8-10 % slower alone).
 // GRAPHRT_WINOGRAD=2 takes F(2x2, 3x3) everywhere, for a 5x5 window too: the 6x6 window it fits in,
 // zero-padded, cut into four 3x3 blocks that read the input shifted by 0 or 3 rows and columns, and
 // stand side by side as four times the input channels of one 3x3 convolution. F(2x2, 3x3)'s
@@ -112,11 +113,11 @@ class WinogradWeights {
 // dilation, one group, and enough channels for the transforms to cost less than the products
 // they save.
 // GRAPHRT_WINOGRAD=0 in the environment turns it off (im2col + GEMM then runs); =2 takes
-// F(2x2, 3x3) instead of F(4x4, 3x3).
+// F(2x2, 3x3) for every window.
 bool WinogradApplies(CpuIsa isa, const Window2D& g, int64_t patch_depth, int64_t out_depth);
 
-// The tile of 3x3 windows: 4 (2 with GRAPHRT_WINOGRAD=2). 5x5 windows take F(2x2, 5x5), or
-// F(2x2, 3x3) over four blocks with GRAPHRT_WINOGRAD=2.
+// GRAPHRT_WINOGRAD's tile: 2 with GRAPHRT_WINOGRAD=2, else 4 (ChooseWinogradForm says what each
+// convolution takes).
 int WinogradTile();
 
 // out[N*OH*OW, out_depth] = conv(in, filter), with any zero padding `g` gives. `finish(first,
