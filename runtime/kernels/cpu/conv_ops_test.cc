@@ -401,8 +401,8 @@ TEST(ConvOpsTest, WinogradFormFollowsTheShape) {
   const WinogradFilter* f2 = weights.Get(isa, f.data(), g, 16);
   ASSERT_NE(f4, nullptr);
   ASSERT_NE(f2, nullptr);
-  EXPECT_TRUE(f4->Is(WinogradForm{4, 3}));
-  EXPECT_TRUE(f2->Is(WinogradForm{2, 3}));
+  EXPECT_TRUE(f4->form() == (WinogradForm{4, 3}));
+  EXPECT_TRUE(f2->form() == (WinogradForm{2, 3}));
   EXPECT_EQ(weights.Get(isa, f.data(), g, 16), f2);
   EXPECT_EQ(weights.Get(isa, f.data() + 1, g, 16), nullptr);  // another filter
   g.window_rows = g.window_cols = 5;

@@ -90,8 +90,6 @@ TEST(Int8Output, EveryPathMatchesTheReference) {
   EXPECT_GE(runs, 8 * 8 * 3 * 2);  // the baseline path at least
 }
 
-// The codes are QuantizeV2's: round half away from zero at exact ties, 0 below the range and 255
-// above it.
 // The codes of one row of sums, acc[j] * multipliers[j] clamped to [lower, inf), with range_scale
 // 1 and min_scaled -10: code = round(v) + 10.
 std::vector<uint8_t> CodesOfOneRow(QGemmIsa isa, const std::vector<int32_t>& acc,
@@ -111,6 +109,8 @@ std::vector<uint8_t> CodesOfOneRow(QGemmIsa isa, const std::vector<int32_t>& acc
   return codes;
 }
 
+// The codes are QuantizeV2's: round half away from zero at exact ties, 0 below the range and 255
+// above it.
 TEST(Int8Output, CodesRoundHalfAwayFromZero) {
   // v = acc * 0.5: code = round(acc / 2) + 10.
   std::vector<int32_t> acc = {-21, -20, -19, 1, 2, 3, 489, 490, 491, 600, -600, 5, 7, 9, 11, 13};

@@ -135,15 +135,13 @@ const WinogradFilter* WinogradWeights::Get(CpuIsa isa, const float* filter, cons
   if (source_ == nullptr) source_ = filter;
   if (filter != source_) return nullptr;
   for (const std::unique_ptr<WinogradFilter>& f : made_) {
-    if (f->Is(form)) {
+    if (f->form() == form) {
       const bool same = f->isa() == isa && f->window() == g.window_rows &&
                         f->in_depth() == g.depth && f->out_depth() == out_depth;
       return same ? f.get() : nullptr;
     }
   }
-  for (const WinogradForm& f : failed_) {
-    if (f.tile == form.tile && f.taps == form.taps) return nullptr;
-  }
+  if (std::find(failed_.begin(), failed_.end(), form) != failed_.end()) return nullptr;
   std::unique_ptr<WinogradFilter> made =
       WinogradFilter::Make(isa, filter, g.window_rows, g.depth, out_depth, form);
   if (made == nullptr) {
@@ -185,6 +183,8 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
   const int64_t bands = (all_tile_rows + band_rows - 1) / band_rows;
   const int64_t max_tiles = band_rows * tile_cols;
   const std::vector<float> zeros(static_cast<size_t>(in_depth), 0.f);  // the padding's pixels
+  // Each band's GEMMs read all of U: from memory where it outgrows L2.
+  const bool u_from_memory = points * depth * out_depth * int64_t{sizeof(float)} > kSgemmL2Bytes;
 
   // Band `index` (tile rows [index * band_rows, + band_rows) of all images): its three steps,
   // each shared out over the threads through `split` when it is given, else run here. v and m
@@ -231,7 +231,6 @@ void WinogradConvNhwc(const OpKernelContext* ctx, const Window2D& g, const Winog
       }
     });
     std::atomic<bool> packed_ok{true};
-    const bool u_from_memory = points * depth * out_depth * int64_t{sizeof(float)} > kSgemmL2Bytes;
     each(points, tiles * depth * out_depth * 2, [&](int64_t first, int64_t last) {
       for (int64_t x = first; x < last; ++x) {
         SgemmArgs args;

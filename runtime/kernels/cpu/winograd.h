@@ -48,6 +48,9 @@ inline constexpr int64_t kWinogradMinF4Tiles = 12;
 // F(tile x tile, taps x taps).
 struct WinogradForm {
   int tile = 4, taps = 3;
+  bool operator==(const WinogradForm& other) const {
+    return tile == other.tile && taps == other.taps;
+  }
 };
 
 // The form for a convolution WinogradApplies to: the rules above, and GRAPHRT_WINOGRAD.
@@ -71,7 +74,7 @@ class WinogradFilter {
   int taps() const { return taps_; }              // r of F(m x m, r x r): 3 or 5
   int span() const { return tile_ + taps_ - 1; }  // input pixels per side of a tile
   int points() const { return span() * span(); }
-  bool Is(WinogradForm form) const { return form.tile == tile_ && form.taps == taps_; }
+  WinogradForm form() const { return {tile_, taps_}; }
   // Blocks of taps x taps along each axis (2 for a 5x5 window by F(2x2, 3x3), else 1), and the
   // GEMMs' depth: blocks^2 * in_depth.
   int64_t blocks() const { return window_ > taps_ ? 2 : 1; }
